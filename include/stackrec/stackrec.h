@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+ * Copyright 2026 The stackrec Authors.
+ *
+ * stackrec: aggregate stack samples and encode them as pprof (profile.proto).
+ *
+ * The contract, in the order a host runtime needs it:
+ *
+ *  1. Handles are opaque. Create with stackrec_<object>_new(), release with
+ *     stackrec_<object>_free(). Every free accepts NULL and does nothing.
+ *     Using a handle after its free is undefined behaviour.
+ *  2. Ownership. Everything passed in (strings, arrays, structs) is borrowed
+ *     for the duration of the call only: the library copies what it keeps and
+ *     holds no pointer the caller gave it once the call returns. Everything
+ *     handed out (a stackrec_encoded) is owned by the caller until freed.
+ *  3. Strings are UTF-8 {ptr, len} pairs and need not be NUL-terminated.
+ *     {NULL, 0} is the empty string; a NULL ptr with a non-zero len is an
+ *     error, and so is a string that is not valid UTF-8.
+ *  4. Errors. Fallible calls return a stackrec_status; STACKREC_OK is 0 and
+ *     codes are append-only, never renumbered. After a failed call,
+ *     stackrec_last_error() gives this thread's message, which names the
+ *     offending argument. A failed call leaves the object exactly as it was,
+ *     and sets any output pointer (*out) to NULL. No C++ exception ever
+ *     crosses this header.
+ *  5. Threads. A stackrec_profile is a plain single-threaded object: calls on
+ *     one profile must not overlap. A stackrec_recorder is the concurrent
+ *     one: any number of sampler threads may record into it while one
+ *     serializer thread takes finished profiles, and samplers never wait
+ *     for the serializer. The status and error calls are thread-safe.
+ *  6. Format. The output is gzip-, zstd- or un-compressed pprof: string table
+ *     entry 0 is "", ids start at 1, and only what the samples reference is
+ *     written. See README.md for the label conventions (end_timestamp_ns,
+ *     local root span id, trace endpoint).
+ *
+ * Only <stdint.h>, <stddef.h> and <stdbool.h> are included; this header is
+ * C99 and C++ clean.
+ */
+#ifndef STACKREC_STACKREC_H_
+#define STACKREC_STACKREC_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define STACKREC_API
+#elif defined(__GNUC__)
+#define STACKREC_API __attribute__((visibility("default")))
+#else
+#define STACKREC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Version ------------------------------------------------------------ */
+
+#define STACKREC_VERSION_MAJOR 0
+#define STACKREC_VERSION_MINOR 1
+#define STACKREC_VERSION_PATCH 0
+#define STACKREC_VERSION_NUMBER                                      \
+  (STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + \
+   STACKREC_VERSION_PATCH)
+
+/* The STACKREC_VERSION_NUMBER the loaded library was built with, so a host
+ * can check that it runs against the header it was compiled with. */
+STACKREC_API int stackrec_version_number(void);
+
+/* ---- Status and errors -------------------------------------------------- */
+
+typedef enum stackrec_status {
+  STACKREC_OK = 0,
+  STACKREC_INVALID_ARGUMENT = 1, /* an argument broke this header's rules */
+  STACKREC_OUT_OF_MEMORY = 2,    /* an allocation failed; nothing changed */
+  STACKREC_LIMIT_EXCEEDED = 3,   /* a size or count limit was reached */
+  STACKREC_BUSY = 4,             /* another thread holds the operation */
+  STACKREC_INTERNAL = 5          /* a bug in stackrec; please report it */
+} stackrec_status;
+
+/* The enum's name for `status`, e.g. "STACKREC_OK". Static storage; never
+ * NULL, also for values this version does not know ("STACKREC_UNKNOWN"). */
+STACKREC_API const char *stackrec_status_name(stackrec_status status);
+
+/* This thread's message for its last failed call, e.g.
+ * "sample.values_len is 2 but the profile declares 3 sample types".
+ * "" if no call failed on this thread yet. Never NULL. Valid until this
+ * thread's next stackrec call. Successful calls do not clear it. */
+STACKREC_API const char *stackrec_last_error(void);
+
+/* ---- Input types -------------------------------------------------------- */
+
+/* UTF-8 bytes, not necessarily NUL-terminated. {NULL, 0} is "". */
+typedef struct stackrec_str {
+  const char *ptr;
+  size_t len;
+} stackrec_str;
+
+/* A pprof ValueType, e.g. {"cpu-time", "nanoseconds"}. */
+typedef struct stackrec_value_type {
+  stackrec_str type;
+  stackrec_str unit;
+} stackrec_value_type;
+
+/* The binary a frame's code lives in. All fields zero means "no mapping"
+ * (mapping_id 0 in the output). */
+typedef struct stackrec_mapping {
+  uint64_t memory_start, memory_limit, file_offset;
+  stackrec_str filename, build_id;
+} stackrec_mapping;
+
+/* All fields empty/zero means "no function": the location is written with
+ * its address only (a native frame not symbolized yet). */
+typedef struct stackrec_function {
+  stackrec_str name, system_name, filename;
+  int64_t start_line;
+} stackrec_function;
+
+/* One frame. Two frames are the same location when all fields are equal. */
+typedef struct stackrec_location {
+  stackrec_mapping mapping;
+  stackrec_function function;
+  uint64_t address;
+  int64_t line;
+} stackrec_location;
+
+/* A string label when str.len > 0, else a numeric label (num, and an
+ * optional num_unit such as "bytes"). A label with both a string and a
+ * non-zero num is rejected. Keys must be non-empty and unique in a sample. */
+typedef struct stackrec_label {
+  stackrec_str key;
+  stackrec_str str;
+  int64_t num;
+  stackrec_str num_unit;
+} stackrec_label;
+
+/* One observation.
+ * - locations: the stack, leaf first. May be empty.
+ * - values: exactly one per declared sample type, in declaration order
+ *   (disabled types included; their values are ignored).
+ * - timestamp_ns: 0 to aggregate with every sample of the same stack (same
+ *   frames, same order) and the same labels (same order): values are summed
+ *   element-wise and saturate at INT64_MIN / INT64_MAX. Non-zero: the sample
+ *   is kept on its own and written with the numeric label
+ *   "end_timestamp_ns" (a key the sample must then not use itself). */
+typedef struct stackrec_sample {
+  const stackrec_location *locations;
+  size_t locations_len;
+  const int64_t *values;
+  size_t values_len;
+  const stackrec_label *labels;
+  size_t labels_len;
+  int64_t timestamp_ns;
+} stackrec_sample;
+
+/* What a profile measures. Zero-initialise it (= {0}) so that fields added
+ * by later versions take their defaults.
+ * - sample_types: at least one; each type name non-empty.
+ * - period_type / period: written when the type is non-empty / period > 0.
+ *   A negative period is rejected.
+ * - sample_types_enabled: NULL enables every type; otherwise one flag per
+ *   sample type. Disabled types are left out of the output's sample_type
+ *   and values, while samples still pass a value for them, so a sampler's
+ *   call never depends on the configuration. At least one must be enabled. */
+typedef struct stackrec_profile_options {
+  const stackrec_value_type *sample_types;
+  size_t sample_types_len;
+  stackrec_value_type period_type;
+  int64_t period;
+  const bool *sample_types_enabled;
+} stackrec_profile_options;
+
+typedef enum stackrec_compression {
+  STACKREC_COMPRESSION_GZIP = 0,
+  STACKREC_COMPRESSION_NONE = 1,
+  STACKREC_COMPRESSION_ZSTD = 2
+} stackrec_compression;
+
+/* level 0 is the compression's default (gzip 1, as Go's runtime writes
+ * pprof; zstd 3). Otherwise 1-9 for gzip and 1-19 for zstd; NONE takes 0. */
+typedef struct stackrec_serialize_options {
+  stackrec_compression compression;
+  int level;
+} stackrec_serialize_options;
+
+/* ---- The profile: a single-threaded aggregate --------------------------- */
+
+typedef struct stackrec_profile stackrec_profile;
+
+/* An encoded pprof and the interval it covers. Owned by the caller. */
+typedef struct stackrec_encoded stackrec_encoded;
+
+/* Creates an empty profile whose interval starts now. `opts` is borrowed.
+ * INVALID_ARGUMENT: opts or out NULL, no sample types, an empty type name,
+ * a negative period, invalid strings. */
+STACKREC_API stackrec_status stackrec_profile_new(
+    const stackrec_profile_options *opts, stackrec_profile **out);
+
+/* Adds one sample (see stackrec_sample). On any error the profile is left
+ * exactly as it was. */
+STACKREC_API stackrec_status stackrec_profile_add(stackrec_profile *profile,
+                                                  const stackrec_sample *sample);
+
+/* At serialization, every sample whose numeric label "local root span id"
+ * equals local_root_span_id (compared as the same 64 bits) also gets the
+ * string label "trace endpoint" = endpoint, unless it has that key already.
+ * The last call for an id wins. Span id 0 and an empty endpoint are
+ * rejected. */
+STACKREC_API stackrec_status stackrec_profile_set_endpoint(
+    stackrec_profile *profile, uint64_t local_root_span_id,
+    stackrec_str endpoint);
+
+/* Encodes everything added since creation or the last reset, without
+ * resetting. `opts` NULL means gzip at the default level. The interval is
+ * [start, now]: time_nanos = start, duration_nanos = now - start. */
+STACKREC_API stackrec_status stackrec_profile_serialize(
+    stackrec_profile *profile, const stackrec_serialize_options *opts,
+    stackrec_encoded **out);
+
+/* Drops every sample and endpoint and frees what only they used; the
+ * profile's interval starts again now. */
+STACKREC_API stackrec_status stackrec_profile_reset(stackrec_profile *profile);
+
+/* NULL-safe. */
+STACKREC_API void stackrec_profile_free(stackrec_profile *profile);
+
+/* ---- Encoded output: every getter accepts NULL ------------------------- */
+
+/* The bytes (NULL for a NULL handle). Valid until stackrec_encoded_free. */
+STACKREC_API const uint8_t *stackrec_encoded_data(
+    const stackrec_encoded *encoded);
+/* Their count (0 for NULL). */
+STACKREC_API size_t stackrec_encoded_size(const stackrec_encoded *encoded);
+/* The interval covered, Unix nanoseconds (0 for NULL): equal to the
+ * profile's time_nanos and time_nanos + duration_nanos. */
+STACKREC_API int64_t stackrec_encoded_start_ns(
+    const stackrec_encoded *encoded);
+STACKREC_API int64_t stackrec_encoded_end_ns(const stackrec_encoded *encoded);
+/* NULL-safe. */
+STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
+
+/* ---- The recorder: concurrent sampling, periodic serialization --------- */
+
+/* Two profiles ("slots") behind one handle. Samplers record into the active
+ * slot; stackrec_recorder_serialize flips the slots, so samplers go on in
+ * the other one, waits only for records already in flight on the old slot,
+ * encodes it and resets it. Consecutive profiles tile time: each starts at
+ * the previous flip (or creation) and ends at its own flip.
+ *
+ * Thread-safety: record, record_endpoint and stats may be called from any
+ * number of threads at once, concurrently with serialize. At most one
+ * serialize runs at a time; a concurrent second call returns STACKREC_BUSY
+ * and does not disturb the first. free and reset_after_fork must not
+ * overlap any other call on the same recorder. */
+typedef struct stackrec_recorder stackrec_recorder;
+
+/* Same options as stackrec_profile_new; sample_types_enabled is how a
+ * recorder leaves types out while samplers keep passing every value. */
+STACKREC_API stackrec_status stackrec_recorder_new(
+    const stackrec_profile_options *opts, stackrec_recorder **out);
+
+/* As stackrec_profile_add, into the active slot. Never waits for a
+ * serializer: no lock the serializer holds is taken, and the common path
+ * makes no system call. Samplers may briefly wait for each other. */
+STACKREC_API stackrec_status stackrec_recorder_record(
+    stackrec_recorder *recorder, const stackrec_sample *sample);
+
+/* As stackrec_profile_set_endpoint. The mapping also applies to the
+ * profile after the next flip, so a request that outlives a flip keeps its
+ * endpoint label (unless the later profile sets that span itself). */
+STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
+    stackrec_recorder *recorder, uint64_t local_root_span_id,
+    stackrec_str endpoint);
+
+/* Flips the slots and returns the old slot's profile, covering
+ * [previous flip or creation, this flip]. `opts` NULL means gzip at the
+ * default level. STACKREC_BUSY if another serialize is running. If encoding
+ * fails, the old slot's samples are kept and come out in a later profile. */
+STACKREC_API stackrec_status stackrec_recorder_serialize(
+    stackrec_recorder *recorder, const stackrec_serialize_options *opts,
+    stackrec_encoded **out);
+
+/* Call in the child after fork(), before any other call on the recorder:
+ * whatever the parent's threads were doing at the fork (recording,
+ * flipping, encoding), the child's recorder becomes empty, its interval
+ * starts now, and it records and serializes normally. Memory that a parent
+ * thread was changing at the fork is abandoned, never freed or reused. */
+STACKREC_API stackrec_status stackrec_recorder_reset_after_fork(
+    stackrec_recorder *recorder);
+
+/* Counters of a recorder. Zero-initialised fields may be appended. */
+typedef struct stackrec_stats {
+  /* The most recent successful serialization. */
+  uint64_t last_samples_recorded; /* records that went into that profile */
+  uint64_t last_distinct_keys;    /* its samples after aggregation */
+  int64_t last_serialize_ns;      /* time spent encoding it */
+  /* Since creation or reset_after_fork. */
+  uint64_t serializations_ok;
+  uint64_t serializations_failed;
+  int64_t serialize_ns_min, serialize_ns_max, serialize_ns_total;
+  uint64_t samples_recorded; /* accepted records, serialized or not */
+  uint64_t records_rejected; /* records refused for bad input */
+} stackrec_stats;
+
+/* Copies the counters into *out. Thread-safe. */
+STACKREC_API stackrec_status stackrec_recorder_stats(
+    const stackrec_recorder *recorder, stackrec_stats *out);
+
+/* NULL-safe. No other call on the recorder may be running. */
+STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* STACKREC_STACKREC_H_ */

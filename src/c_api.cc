@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The C boundary: the only file that sees the types of stackrec.h.
+//
+// Every exported function (1) checks the C-level arguments (NULLs, lengths),
+// (2) converts them into the plain C++ views of profile.h without copying
+// string bytes, (3) calls the C++ core inside Guard(), which turns any
+// exception into a status, so nothing ever unwinds into C.
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "compression.h"
+#include "pprof_encoder.h"
+#include "profile.h"
+#include "recorder.h"
+#include "stackrec/stackrec.h"
+#include "status.h"
+
+static_assert(STACKREC_OK == static_cast<int>(stackrec::Code::kOk), "");
+static_assert(STACKREC_INVALID_ARGUMENT ==
+                  static_cast<int>(stackrec::Code::kInvalidArgument), "");
+static_assert(STACKREC_OUT_OF_MEMORY ==
+                  static_cast<int>(stackrec::Code::kOutOfMemory), "");
+static_assert(STACKREC_LIMIT_EXCEEDED ==
+                  static_cast<int>(stackrec::Code::kLimitExceeded), "");
+static_assert(STACKREC_BUSY == static_cast<int>(stackrec::Code::kBusy), "");
+static_assert(STACKREC_INTERNAL == static_cast<int>(stackrec::Code::kInternal),
+              "");
+static_assert(STACKREC_COMPRESSION_GZIP ==
+                  static_cast<int>(stackrec::Compression::kGzip), "");
+static_assert(STACKREC_COMPRESSION_NONE ==
+                  static_cast<int>(stackrec::Compression::kNone), "");
+static_assert(STACKREC_COMPRESSION_ZSTD ==
+                  static_cast<int>(stackrec::Compression::kZstd), "");
+
+struct stackrec_profile {
+  std::unique_ptr<stackrec::Profile> impl;
+};
+
+struct stackrec_recorder {
+  std::unique_ptr<stackrec::Recorder> impl;
+};
+
+struct stackrec_encoded {
+  std::string bytes;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+namespace stackrec {
+namespace {
+
+stackrec_status ToC(Status s) { return static_cast<stackrec_status>(s.code()); }
+
+// Runs `body` and converts exceptions: the core reports bad input through
+// Status and throws only std::bad_alloc, but nothing may unwind into C.
+template <typename F>
+stackrec_status Guard(F&& body) noexcept {
+  try {
+    return ToC(body());
+  } catch (const std::bad_alloc&) {
+    return ToC(Error(Code::kOutOfMemory, "out of memory"));
+  } catch (const std::exception& e) {
+    return ToC(Error(Code::kInternal, "internal error: %s", e.what()));
+  } catch (...) {
+    return ToC(Error(Code::kInternal, "internal error: unknown exception"));
+  }
+}
+
+// Longer strings are rejected: no symbol or label is this long, and the
+// encoder writes each string with an int-sized length.
+constexpr size_t kMaxStringBytes = size_t{1} << 24;
+
+Status NullArgument(const char* name) {
+  return Error(Code::kInvalidArgument, "%s is NULL", name);
+}
+
+// A {ptr, len} pair as a string_view; `field` names it in the error.
+Status ToView(stackrec_str s, const char* field, absl::string_view* out) {
+  if (s.ptr == nullptr && s.len != 0) {
+    return Error(Code::kInvalidArgument, "%s.ptr is NULL but its len is %zu",
+                 field, s.len);
+  }
+  if (s.len > kMaxStringBytes) {
+    return Error(Code::kInvalidArgument, "%s.len %zu is over the %zu byte limit",
+                 field, s.len, kMaxStringBytes);
+  }
+  *out = s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
+  return OkStatus();
+}
+
+// The same for an element of an array: "sample.labels[3].key".
+Status ToView(stackrec_str s, const char* array, size_t index,
+              const char* field, absl::string_view* out) {
+  if (s.ptr == nullptr && s.len != 0) {
+    return Error(Code::kInvalidArgument,
+                 "%s[%zu].%s.ptr is NULL but its len is %zu", array, index,
+                 field, s.len);
+  }
+  if (s.len > kMaxStringBytes) {
+    return Error(Code::kInvalidArgument,
+                 "%s[%zu].%s.len %zu is over the %zu byte limit", array, index,
+                 field, s.len, kMaxStringBytes);
+  }
+  *out = s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
+  return OkStatus();
+}
+
+// An array argument: NULL only with length 0, and a byte size that fits.
+template <typename T>
+Status CheckArray(const T* ptr, size_t len, const char* name) {
+  if (ptr == nullptr && len != 0) {
+    return Error(Code::kInvalidArgument, "%s is NULL but %s_len is %zu", name,
+                 name, len);
+  }
+  if (len > std::numeric_limits<size_t>::max() / sizeof(T) ||
+      len > std::numeric_limits<uint32_t>::max()) {
+    return Error(Code::kInvalidArgument, "%s_len %zu is too large", name, len);
+  }
+  return OkStatus();
+}
+
+Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
+  if (opts == nullptr) return NullArgument("opts");
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(opts->sample_types, opts->sample_types_len, "opts.sample_types"));
+  ProfileOptions in;
+  in.sample_types.resize(opts->sample_types_len);
+  for (size_t i = 0; i < opts->sample_types_len; ++i) {
+    absl::string_view type, unit;
+    STACKREC_RETURN_IF_ERROR(
+        ToView(opts->sample_types[i].type, "opts.sample_types", i, "type", &type));
+    STACKREC_RETURN_IF_ERROR(
+        ToView(opts->sample_types[i].unit, "opts.sample_types", i, "unit", &unit));
+    in.sample_types[i] = ValueType{std::string(type), std::string(unit)};
+  }
+  if (opts->sample_types_enabled != nullptr) {
+    in.enabled.assign(opts->sample_types_enabled,
+                      opts->sample_types_enabled + opts->sample_types_len);
+  }
+  absl::string_view ptype, punit;
+  STACKREC_RETURN_IF_ERROR(ToView(opts->period_type.type, "opts.period_type.type", &ptype));
+  STACKREC_RETURN_IF_ERROR(ToView(opts->period_type.unit, "opts.period_type.unit", &punit));
+  in.period_type = ValueType{std::string(ptype), std::string(punit)};
+  in.period = opts->period;
+  return MakeProfileOptions(in, out);
+}
+
+// Per-thread scratch for converting a sample: reused across calls so that
+// the hot path does not allocate once warmed up.
+struct SampleScratch {
+  std::vector<LocationView> locations;
+  std::vector<LabelView> labels;
+};
+
+Status ToSample(const stackrec_sample* s, SampleView* out) {
+  if (s == nullptr) return NullArgument("sample");
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->locations, s->locations_len, "sample.locations"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
+  thread_local SampleScratch scratch;
+  scratch.locations.resize(s->locations_len);
+  for (size_t i = 0; i < s->locations_len; ++i) {
+    const stackrec_location& in = s->locations[i];
+    LocationView& v = scratch.locations[i];
+    static constexpr const char* kArray = "sample.locations";
+    v.mapping.memory_start = in.mapping.memory_start;
+    v.mapping.memory_limit = in.mapping.memory_limit;
+    v.mapping.file_offset = in.mapping.file_offset;
+    STACKREC_RETURN_IF_ERROR(ToView(in.mapping.filename, kArray, i, "mapping.filename", &v.mapping.filename));
+    STACKREC_RETURN_IF_ERROR(ToView(in.mapping.build_id, kArray, i, "mapping.build_id", &v.mapping.build_id));
+    STACKREC_RETURN_IF_ERROR(ToView(in.function.name, kArray, i, "function.name", &v.function.name));
+    STACKREC_RETURN_IF_ERROR(ToView(in.function.system_name, kArray, i, "function.system_name", &v.function.system_name));
+    STACKREC_RETURN_IF_ERROR(ToView(in.function.filename, kArray, i, "function.filename", &v.function.filename));
+    v.function.start_line = in.function.start_line;
+    v.address = in.address;
+    v.line = in.line;
+  }
+  scratch.labels.resize(s->labels_len);
+  for (size_t i = 0; i < s->labels_len; ++i) {
+    const stackrec_label& in = s->labels[i];
+    LabelView& v = scratch.labels[i];
+    static constexpr const char* kArray = "sample.labels";
+    STACKREC_RETURN_IF_ERROR(ToView(in.key, kArray, i, "key", &v.key));
+    STACKREC_RETURN_IF_ERROR(ToView(in.str, kArray, i, "str", &v.str));
+    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, kArray, i, "num_unit", &v.num_unit));
+    v.num = in.num;
+  }
+  out->locations = scratch.locations;
+  out->values = absl::MakeConstSpan(s->values, s->values_len);
+  out->labels = scratch.labels;
+  out->timestamp_ns = s->timestamp_ns;
+  return OkStatus();
+}
+
+// A C caller may put any int in an enum field; reading it as the C++ enum
+// type would be undefined when it is out of range, so read the bits.
+template <typename Enum>
+int EnumBits(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized here");
+  int bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+Status ToSerializeOptions(const stackrec_serialize_options* opts,
+                          SerializeOptions* out) {
+  *out = SerializeOptions();
+  if (opts != nullptr) {
+    out->compression = static_cast<Compression>(EnumBits(opts->compression));
+    out->level = opts->level;
+  }
+  return ValidateSerializeOptions(*out);
+}
+
+}  // namespace
+}  // namespace stackrec
+
+using stackrec::Error;
+using stackrec::Guard;
+using stackrec::NullArgument;
+using stackrec::OkStatus;
+using stackrec::Status;
+
+extern "C" {
+
+int stackrec_version_number(void) { return STACKREC_VERSION_NUMBER; }
+
+const char* stackrec_status_name(stackrec_status status) {
+  switch (stackrec::EnumBits(status)) {
+    case STACKREC_OK: return "STACKREC_OK";
+    case STACKREC_INVALID_ARGUMENT: return "STACKREC_INVALID_ARGUMENT";
+    case STACKREC_OUT_OF_MEMORY: return "STACKREC_OUT_OF_MEMORY";
+    case STACKREC_LIMIT_EXCEEDED: return "STACKREC_LIMIT_EXCEEDED";
+    case STACKREC_BUSY: return "STACKREC_BUSY";
+    case STACKREC_INTERNAL: return "STACKREC_INTERNAL";
+    default: return "STACKREC_UNKNOWN";
+  }
+}
+
+const char* stackrec_last_error(void) { return stackrec::LastErrorMessage(); }
+
+stackrec_status stackrec_profile_new(const stackrec_profile_options* opts,
+                                     stackrec_profile** out) {
+  return Guard([&]() -> Status {
+    if (out == nullptr) return NullArgument("out");
+    *out = nullptr;
+    stackrec::ProfileOptions options;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
+    auto handle = std::make_unique<stackrec_profile>();
+    handle->impl = std::make_unique<stackrec::Profile>(
+        std::move(options), stackrec::NowUnixNanos());
+    *out = handle.release();
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_profile_add(stackrec_profile* profile,
+                                     const stackrec_sample* sample) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    stackrec::SampleView view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &view));
+    return profile->impl->Add(view);
+  });
+}
+
+stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
+                                              uint64_t local_root_span_id,
+                                              stackrec_str endpoint) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    absl::string_view view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
+    return profile->impl->SetEndpoint(local_root_span_id, view);
+  });
+}
+
+stackrec_status stackrec_profile_serialize(
+    stackrec_profile* profile, const stackrec_serialize_options* opts,
+    stackrec_encoded** out) {
+  return Guard([&]() -> Status {
+    if (out == nullptr) return NullArgument("out");
+    *out = nullptr;
+    if (profile == nullptr) return NullArgument("profile");
+    stackrec::SerializeOptions options;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
+    auto encoded = std::make_unique<stackrec_encoded>();
+    encoded->start_ns = profile->impl->start_ns();
+    encoded->end_ns = stackrec::NowUnixNanos();
+    STACKREC_RETURN_IF_ERROR(stackrec::EncodePprof(
+        *profile->impl, options, encoded->end_ns, &encoded->bytes));
+    *out = encoded.release();
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_profile_reset(stackrec_profile* profile) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    profile->impl->Reset(stackrec::NowUnixNanos());
+    return OkStatus();
+  });
+}
+
+void stackrec_profile_free(stackrec_profile* profile) { delete profile; }
+
+const uint8_t* stackrec_encoded_data(const stackrec_encoded* encoded) {
+  return encoded == nullptr
+             ? nullptr
+             : reinterpret_cast<const uint8_t*>(encoded->bytes.data());
+}
+
+size_t stackrec_encoded_size(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->bytes.size();
+}
+
+int64_t stackrec_encoded_start_ns(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->start_ns;
+}
+
+int64_t stackrec_encoded_end_ns(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->end_ns;
+}
+
+void stackrec_encoded_free(stackrec_encoded* encoded) { delete encoded; }
+
+stackrec_status stackrec_recorder_new(const stackrec_profile_options* opts,
+                                      stackrec_recorder** out) {
+  return Guard([&]() -> Status {
+    if (out == nullptr) return NullArgument("out");
+    *out = nullptr;
+    stackrec::ProfileOptions options;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
+    auto handle = std::make_unique<stackrec_recorder>();
+    handle->impl = std::make_unique<stackrec::Recorder>(
+        options, stackrec::NowUnixNanos());
+    *out = handle.release();
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_recorder_record(stackrec_recorder* recorder,
+                                         const stackrec_sample* sample) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    stackrec::SampleView view;
+    const Status converted = stackrec::ToSample(sample, &view);
+    if (!converted.ok()) {
+      recorder->impl->CountRejected();
+      return converted;
+    }
+    return recorder->impl->Record(view);
+  });
+}
+
+stackrec_status stackrec_recorder_record_endpoint(stackrec_recorder* recorder,
+                                                  uint64_t local_root_span_id,
+                                                  stackrec_str endpoint) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    absl::string_view view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
+    return recorder->impl->RecordEndpoint(local_root_span_id, view);
+  });
+}
+
+stackrec_status stackrec_recorder_serialize(
+    stackrec_recorder* recorder, const stackrec_serialize_options* opts,
+    stackrec_encoded** out) {
+  return Guard([&]() -> Status {
+    if (out == nullptr) return NullArgument("out");
+    *out = nullptr;
+    if (recorder == nullptr) return NullArgument("recorder");
+    stackrec::SerializeOptions options;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
+    stackrec::EncodedProfile profile;
+    STACKREC_RETURN_IF_ERROR(recorder->impl->Serialize(
+        options, &stackrec::NowUnixNanos, &profile));
+    auto encoded = std::make_unique<stackrec_encoded>();
+    encoded->bytes = std::move(profile.bytes);
+    encoded->start_ns = profile.start_ns;
+    encoded->end_ns = profile.end_ns;
+    *out = encoded.release();
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_recorder_reset_after_fork(stackrec_recorder* recorder) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    recorder->impl->ResetAfterFork(stackrec::NowUnixNanos());
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
+                                        stackrec_stats* out) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    if (out == nullptr) return NullArgument("out");
+    const stackrec::RecorderStats s = recorder->impl->stats();
+    *out = stackrec_stats{};
+    out->last_samples_recorded = s.last_samples;
+    out->last_distinct_keys = s.last_distinct_keys;
+    out->last_serialize_ns = s.last_serialize_ns;
+    out->serializations_ok = s.serializations_ok;
+    out->serializations_failed = s.serializations_failed;
+    out->serialize_ns_min = s.serialize_ns_min;
+    out->serialize_ns_max = s.serialize_ns_max;
+    out->serialize_ns_total = s.serialize_ns_total;
+    out->samples_recorded = s.samples_recorded;
+    out->records_rejected = s.records_rejected;
+    return OkStatus();
+  });
+}
+
+void stackrec_recorder_free(stackrec_recorder* recorder) { delete recorder; }
+
+}  // extern "C"

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// A protobuf ZeroCopyOutputStream that compresses what is written through it
+// (gzip through zlib, zstd, or nothing) into a std::string, so that the pprof
+// encoder streams straight into the compressor without staging the
+// uncompressed profile.
+#ifndef STACKREC_SRC_COMPRESSION_H_
+#define STACKREC_SRC_COMPRESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "google/protobuf/io/zero_copy_stream.h"
+#include "status.h"
+
+namespace stackrec {
+
+enum class Compression : int { kGzip = 0, kNone = 1, kZstd = 2 };
+
+struct SerializeOptions {
+  Compression compression = Compression::kGzip;
+  int level = 0;  // 0: the compression's default
+};
+
+// The defaults behind level 0. gzip's is zlib's fastest level, as Go's
+// runtime writes pprof: profiles are mostly small varints, which the fast
+// levels already shrink well, and the slower ones cost several times more.
+inline constexpr int kDefaultGzipLevel = 1;
+inline constexpr int kDefaultZstdLevel = 3;
+
+// Fails naming "opts.compression" or "opts.level".
+Status ValidateSerializeOptions(const SerializeOptions& options);
+
+class Codec;
+
+class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStream {
+ public:
+  // `options` must be valid; `out` receives the compressed bytes (appended).
+  static Status Create(const SerializeOptions& options, std::string* out,
+                       std::unique_ptr<CompressingOutput>* result);
+  ~CompressingOutput() override;
+
+  bool Next(void** data, int* size) override;
+  void BackUp(int count) override;
+  int64_t ByteCount() const override { return total_ + used_; }
+
+  // Compresses what is buffered and ends the stream. Call once, after the
+  // last write (and after any CodedOutputStream on top has been destroyed).
+  Status Finish();
+
+ private:
+  explicit CompressingOutput(std::unique_ptr<Codec> codec);
+  bool Flush(bool finish);
+
+  std::unique_ptr<Codec> codec_;
+  std::unique_ptr<char[]> buffer_;
+  int used_ = 0;
+  int64_t total_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_COMPRESSION_H_

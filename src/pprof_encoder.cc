@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "pprof_encoder.h"
+
+#include <memory>
+#include <vector>
+
+#include "google/protobuf/io/coded_stream.h"
+
+namespace stackrec {
+namespace {
+
+using google::protobuf::io::CodedOutputStream;
+
+// profile.proto field numbers (see src/profile.proto).
+namespace field {
+constexpr uint32_t kProfileSampleType = 1, kProfileSample = 2,
+                   kProfileMapping = 3, kProfileLocation = 4,
+                   kProfileFunction = 5, kProfileStringTable = 6,
+                   kProfileTimeNanos = 9, kProfileDurationNanos = 10,
+                   kProfilePeriodType = 11, kProfilePeriod = 12;
+constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
+constexpr uint32_t kSampleLocationId = 1, kSampleValue = 2, kSampleLabel = 3;
+constexpr uint32_t kLabelKey = 1, kLabelStr = 2, kLabelNum = 3,
+                   kLabelNumUnit = 4;
+constexpr uint32_t kMappingId = 1, kMappingMemoryStart = 2,
+                   kMappingMemoryLimit = 3, kMappingFileOffset = 4,
+                   kMappingFilename = 5, kMappingBuildId = 6,
+                   kMappingHasFunctions = 7, kMappingHasFilenames = 8,
+                   kMappingHasLineNumbers = 9;
+constexpr uint32_t kLocationId = 1, kLocationMappingId = 2,
+                   kLocationAddress = 3, kLocationLine = 4;
+constexpr uint32_t kLineFunctionId = 1, kLineLine = 2;
+constexpr uint32_t kFunctionId = 1, kFunctionName = 2,
+                   kFunctionSystemName = 3, kFunctionFilename = 4,
+                   kFunctionStartLine = 5;
+}  // namespace field
+
+constexpr uint32_t kVarint = 0, kLen = 2;
+constexpr uint32_t Tag(uint32_t field, uint32_t wire) {
+  return (field << 3) | wire;
+}
+
+size_t VarintSize(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
+
+// Bytes of an optional varint field (tags here all fit in one byte).
+size_t FieldSize(uint64_t v) { return v == 0 ? 0 : 1 + VarintSize(v); }
+// Bytes of a length-delimited field holding `payload` bytes.
+size_t LenFieldSize(size_t payload) { return 1 + VarintSize(payload) + payload; }
+
+void WriteVarintField(CodedOutputStream* out, uint32_t field, uint64_t v) {
+  if (v == 0) return;
+  out->WriteTag(Tag(field, kVarint));
+  out->WriteVarint64(v);
+}
+
+void WriteLenHeader(CodedOutputStream* out, uint32_t field, size_t payload) {
+  out->WriteTag(Tag(field, kLen));
+  out->WriteVarint64(payload);
+}
+
+constexpr uint32_t kUnmarked = 0;
+constexpr size_t kUnsized = ~size_t{0};
+
+// Maps the ids of one internal table to dense output ids in order of first
+// use (output id 0 stays "none").
+class Remap {
+ public:
+  explicit Remap(size_t n) : out_(n, kUnmarked) {}
+  // Returns true the first time `id` is marked.
+  bool Mark(uint32_t id) {
+    if (id == 0 || out_[id] != kUnmarked) return false;
+    order_.push_back(id);
+    out_[id] = static_cast<uint32_t>(order_.size());
+    return true;
+  }
+  uint32_t operator[](uint32_t id) const { return out_[id]; }
+  const std::vector<uint32_t>& order() const { return order_; }
+
+ private:
+  std::vector<uint32_t> out_;
+  std::vector<uint32_t> order_;
+};
+
+class Encoder {
+ public:
+  Encoder(const Profile& p, int64_t end_ns)
+      : p_(p),
+        end_ns_(end_ns),
+        strings_(p.strings().size()),
+        mappings_(p.mappings().size()),
+        functions_(p.functions().size()),
+        locations_(p.locations().size()),
+        stack_bytes_(p.stacks().size(), kUnsized),
+        label_bytes_(p.label_sets().size(), kUnsized),
+        label_endpoint_(p.label_sets().size(), 0),
+        mapping_flags_(p.mappings().size(), 0) {}
+
+  void MarkAll();
+  void Write(CodedOutputStream* out) const;
+
+ private:
+  enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
+
+  void MarkStack(uint32_t stack);
+  void MarkLabels(uint32_t labels);
+  size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
+  void WriteLabel(CodedOutputStream* out, StringId key, StringId str,
+                  int64_t num, StringId unit) const;
+  void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
+                      StringId unit) const;
+  void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
+                   const int64_t* values, int64_t timestamp_ns) const;
+  void WriteMapping(CodedOutputStream* out, uint32_t id) const;
+  void WriteLocation(CodedOutputStream* out, uint32_t id) const;
+  void WriteFunction(CodedOutputStream* out, uint32_t id) const;
+
+  const Profile& p_;
+  const int64_t end_ns_;
+  Remap strings_, mappings_, functions_, locations_;
+  // Per stack: bytes of its packed location ids, once marked.
+  std::vector<size_t> stack_bytes_;
+  // Per label set: bytes of its Label fields inside a Sample, once marked,
+  // including the "trace endpoint" label it gains.
+  std::vector<size_t> label_bytes_;
+  std::vector<StringId> label_endpoint_;
+  std::vector<uint8_t> mapping_flags_;
+  // String ids of each enabled sample type's (type, unit), in order.
+  std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
+};
+
+void Encoder::MarkStack(uint32_t stack) {
+  if (stack_bytes_[stack] != kUnsized) return;
+  size_t bytes = 0;
+  for (uint32_t loc_id : p_.stacks().Get(stack)) {
+    if (locations_.Mark(loc_id)) {
+      const Location& loc = p_.locations().Get(loc_id);
+      if (functions_.Mark(loc.function)) {
+        const Function& fn = p_.functions().Get(loc.function);
+        strings_.Mark(fn.name);
+        strings_.Mark(fn.system_name);
+        strings_.Mark(fn.filename);
+      }
+      if (mappings_.Mark(loc.mapping)) {
+        const Mapping& m = p_.mappings().Get(loc.mapping);
+        strings_.Mark(m.filename);
+        strings_.Mark(m.build_id);
+      }
+      if (loc.mapping != 0) {
+        uint8_t& flags = mapping_flags_[loc.mapping];
+        if (loc.function != 0) {
+          flags |= kHasFunctions;
+          if (p_.functions().Get(loc.function).filename != 0) flags |= kHasFilenames;
+        }
+        if (loc.line != 0) flags |= kHasLines;
+      }
+    }
+    bytes += VarintSize(locations_[loc_id]);
+  }
+  stack_bytes_[stack] = bytes;
+}
+
+size_t Encoder::LabelSize(StringId key, StringId str, int64_t num,
+                          StringId unit) const {
+  const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
+                         FieldSize(static_cast<uint64_t>(num)) +
+                         FieldSize(strings_[unit]);
+  return LenFieldSize(payload);
+}
+
+void Encoder::MarkLabels(uint32_t labels) {
+  if (label_bytes_[labels] != kUnsized) return;
+  const absl::Span<const Label> set = p_.label_sets().Get(labels);
+  const StringId span_key = p_.local_root_span_id_key();
+  const StringId endpoint_key = p_.trace_endpoint_key();
+  StringId endpoint = 0;
+  bool has_endpoint_label = false;
+  for (const Label& l : set) {
+    strings_.Mark(l.key);
+    strings_.Mark(l.str);
+    strings_.Mark(l.num_unit);
+    if (l.key == endpoint_key) has_endpoint_label = true;
+    if (l.key == span_key && l.str == 0) {
+      auto it = p_.endpoints().find(static_cast<uint64_t>(l.num));
+      if (it != p_.endpoints().end()) endpoint = it->second;
+    }
+  }
+  if (has_endpoint_label) endpoint = 0;  // the caller's own label wins
+  size_t bytes = 0;
+  if (endpoint != 0) {
+    strings_.Mark(endpoint_key);
+    strings_.Mark(endpoint);
+    bytes += LabelSize(endpoint_key, endpoint, 0, 0);
+  }
+  for (const Label& l : set) bytes += LabelSize(l.key, l.str, l.num, l.num_unit);
+  label_endpoint_[labels] = endpoint;
+  label_bytes_[labels] = bytes;
+}
+
+void Encoder::MarkAll() {
+  // Sample types first, so their strings open the string table.
+  const ProfileOptions& o = p_.options();
+  for (size_t i = 0; i < o.sample_types.size(); ++i) {
+    if (!o.enabled[i]) continue;
+    const auto [type, unit] = p_.sample_type_ids()[i];
+    strings_.Mark(type);
+    strings_.Mark(unit);
+    sample_types_.emplace_back(type, unit);
+  }
+  for (size_t i = 0; i < p_.key_count(); ++i) {
+    MarkStack(p_.key_stack(i));
+    MarkLabels(p_.key_labels(i));
+  }
+  for (size_t i = 0; i < p_.timed_count(); ++i) {
+    MarkStack(p_.timed_stack(i));
+    MarkLabels(p_.timed_labels(i));
+  }
+  if (p_.timed_count() > 0) strings_.Mark(p_.end_timestamp_key());
+  if (!o.period_type.type.empty()) {
+    strings_.Mark(p_.period_type_ids().first);
+    strings_.Mark(p_.period_type_ids().second);
+  }
+}
+
+void Encoder::WriteLabel(CodedOutputStream* out, StringId key, StringId str,
+                         int64_t num, StringId unit) const {
+  const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
+                         FieldSize(static_cast<uint64_t>(num)) +
+                         FieldSize(strings_[unit]);
+  WriteLenHeader(out, field::kSampleLabel, payload);
+  WriteVarintField(out, field::kLabelKey, strings_[key]);
+  WriteVarintField(out, field::kLabelStr, strings_[str]);
+  WriteVarintField(out, field::kLabelNum, static_cast<uint64_t>(num));
+  WriteVarintField(out, field::kLabelNumUnit, strings_[unit]);
+}
+
+void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
+                             StringId type, StringId unit) const {
+  WriteLenHeader(out, field,
+                 FieldSize(strings_[type]) + FieldSize(strings_[unit]));
+  WriteVarintField(out, field::kValueTypeType, strings_[type]);
+  WriteVarintField(out, field::kValueTypeUnit, strings_[unit]);
+}
+
+void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
+                          uint32_t labels, const int64_t* values,
+                          int64_t timestamp_ns) const {
+  const size_t n = p_.stored_values();
+  size_t value_bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    value_bytes += VarintSize(static_cast<uint64_t>(values[i]));
+  }
+  const size_t loc_bytes = stack_bytes_[stack];
+  size_t size = LenFieldSize(value_bytes) + label_bytes_[labels];
+  if (loc_bytes != 0) size += LenFieldSize(loc_bytes);
+  if (timestamp_ns != 0) {
+    size += LabelSize(p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  }
+
+  WriteLenHeader(out, field::kProfileSample, size);
+  if (loc_bytes != 0) {
+    WriteLenHeader(out, field::kSampleLocationId, loc_bytes);
+    for (uint32_t loc_id : p_.stacks().Get(stack)) {
+      out->WriteVarint32(locations_[loc_id]);
+    }
+  }
+  WriteLenHeader(out, field::kSampleValue, value_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    out->WriteVarint64(static_cast<uint64_t>(values[i]));
+  }
+  if (label_endpoint_[labels] != 0) {
+    WriteLabel(out, p_.trace_endpoint_key(), label_endpoint_[labels], 0, 0);
+  }
+  for (const Label& l : p_.label_sets().Get(labels)) {
+    WriteLabel(out, l.key, l.str, l.num, l.num_unit);
+  }
+  if (timestamp_ns != 0) {
+    WriteLabel(out, p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  }
+}
+
+void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {
+  const Mapping& m = p_.mappings().Get(id);
+  const uint8_t flags = mapping_flags_[id];
+  const size_t size =
+      FieldSize(mappings_[id]) + FieldSize(m.memory_start) +
+      FieldSize(m.memory_limit) + FieldSize(m.file_offset) +
+      FieldSize(strings_[m.filename]) + FieldSize(strings_[m.build_id]) +
+      FieldSize(flags & kHasFunctions) + FieldSize(flags & kHasFilenames) +
+      FieldSize(flags & kHasLines);
+  WriteLenHeader(out, field::kProfileMapping, size);
+  WriteVarintField(out, field::kMappingId, mappings_[id]);
+  WriteVarintField(out, field::kMappingMemoryStart, m.memory_start);
+  WriteVarintField(out, field::kMappingMemoryLimit, m.memory_limit);
+  WriteVarintField(out, field::kMappingFileOffset, m.file_offset);
+  WriteVarintField(out, field::kMappingFilename, strings_[m.filename]);
+  WriteVarintField(out, field::kMappingBuildId, strings_[m.build_id]);
+  WriteVarintField(out, field::kMappingHasFunctions, (flags & kHasFunctions) ? 1 : 0);
+  WriteVarintField(out, field::kMappingHasFilenames, (flags & kHasFilenames) ? 1 : 0);
+  WriteVarintField(out, field::kMappingHasLineNumbers, (flags & kHasLines) ? 1 : 0);
+}
+
+void Encoder::WriteLocation(CodedOutputStream* out, uint32_t id) const {
+  const Location& loc = p_.locations().Get(id);
+  size_t line_bytes = 0;
+  if (loc.function != 0) {
+    line_bytes = FieldSize(functions_[loc.function]) +
+                 FieldSize(static_cast<uint64_t>(loc.line));
+  }
+  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[loc.mapping]) +
+                FieldSize(loc.address);
+  if (loc.function != 0) size += LenFieldSize(line_bytes);
+  WriteLenHeader(out, field::kProfileLocation, size);
+  WriteVarintField(out, field::kLocationId, locations_[id]);
+  WriteVarintField(out, field::kLocationMappingId, mappings_[loc.mapping]);
+  WriteVarintField(out, field::kLocationAddress, loc.address);
+  if (loc.function != 0) {
+    WriteLenHeader(out, field::kLocationLine, line_bytes);
+    WriteVarintField(out, field::kLineFunctionId, functions_[loc.function]);
+    WriteVarintField(out, field::kLineLine, static_cast<uint64_t>(loc.line));
+  }
+}
+
+void Encoder::WriteFunction(CodedOutputStream* out, uint32_t id) const {
+  const Function& fn = p_.functions().Get(id);
+  const size_t size = FieldSize(functions_[id]) + FieldSize(strings_[fn.name]) +
+                      FieldSize(strings_[fn.system_name]) +
+                      FieldSize(strings_[fn.filename]) +
+                      FieldSize(static_cast<uint64_t>(fn.start_line));
+  WriteLenHeader(out, field::kProfileFunction, size);
+  WriteVarintField(out, field::kFunctionId, functions_[id]);
+  WriteVarintField(out, field::kFunctionName, strings_[fn.name]);
+  WriteVarintField(out, field::kFunctionSystemName, strings_[fn.system_name]);
+  WriteVarintField(out, field::kFunctionFilename, strings_[fn.filename]);
+  WriteVarintField(out, field::kFunctionStartLine,
+                   static_cast<uint64_t>(fn.start_line));
+}
+
+void Encoder::Write(CodedOutputStream* out) const {
+  for (const auto& [type, unit] : sample_types_) {
+    WriteValueType(out, field::kProfileSampleType, type, unit);
+  }
+  for (size_t i = 0; i < p_.key_count(); ++i) {
+    WriteSample(out, p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
+  }
+  for (size_t i = 0; i < p_.timed_count(); ++i) {
+    WriteSample(out, p_.timed_stack(i), p_.timed_labels(i), p_.timed_values(i),
+                p_.timed_timestamp(i));
+  }
+  for (uint32_t id : mappings_.order()) WriteMapping(out, id);
+  for (uint32_t id : locations_.order()) WriteLocation(out, id);
+  for (uint32_t id : functions_.order()) WriteFunction(out, id);
+  // string_table[0] = "" (an empty length-delimited entry), then the rest in
+  // output-index order.
+  WriteLenHeader(out, field::kProfileStringTable, 0);
+  for (uint32_t id : strings_.order()) {
+    const absl::string_view s = p_.strings().Get(id);
+    WriteLenHeader(out, field::kProfileStringTable, s.size());
+    out->WriteRaw(s.data(), static_cast<int>(s.size()));
+  }
+  WriteVarintField(out, field::kProfileTimeNanos,
+                   static_cast<uint64_t>(p_.start_ns()));
+  WriteVarintField(out, field::kProfileDurationNanos,
+                   static_cast<uint64_t>(end_ns_ - p_.start_ns()));
+  const auto [ptype, punit] = p_.period_type_ids();
+  if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
+  WriteVarintField(out, field::kProfilePeriod,
+                   static_cast<uint64_t>(p_.options().period));
+}
+
+}  // namespace
+
+Status EncodePprof(const Profile& profile, const SerializeOptions& options,
+                   int64_t end_ns, std::string* out) {
+  Encoder encoder(profile, end_ns);
+  encoder.MarkAll();
+  std::unique_ptr<CompressingOutput> sink;
+  STACKREC_RETURN_IF_ERROR(CompressingOutput::Create(options, out, &sink));
+  {
+    CodedOutputStream coded(sink.get());
+    encoder.Write(&coded);
+    coded.Trim();
+    if (coded.HadError()) {
+      return Error(Code::kInternal, "the compressor failed while encoding");
+    }
+  }
+  return sink->Finish();
+}
+
+}  // namespace stackrec

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Writes a Profile as a pprof (perftools.profiles.Profile) message, field by
+// field, through protobuf's CodedOutputStream into a compressor. No
+// generated message class is involved: the library registers nothing in
+// protobuf's descriptor pool, and no second copy of the profile is built.
+//
+// Format invariants enforced here:
+//  - string_table[0] is "", and only strings something written refers to
+//    are in the table;
+//  - mapping, location and function ids start at 1 and are dense, and only
+//    those reachable from a written sample are written;
+//  - sample_type lists the enabled sample types in declaration order, and
+//    each sample's values follow that order;
+//  - zero scalars are omitted, as proto3 does.
+#ifndef STACKREC_SRC_PPROF_ENCODER_H_
+#define STACKREC_SRC_PPROF_ENCODER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "compression.h"
+#include "profile.h"
+#include "status.h"
+
+namespace stackrec {
+
+// Appends the compressed pprof of `profile` to *out; the profile covers
+// [profile.start_ns(), end_ns]. `options` must be valid.
+Status EncodePprof(const Profile& profile, const SerializeOptions& options,
+                   int64_t end_ns, std::string* out);
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_PPROF_ENCODER_H_

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "profile.h"
+
+#include <cinttypes>
+#include <limits>
+#include <utility>
+
+#include "utf8.h"
+
+namespace stackrec {
+namespace {
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
+
+bool IsNoMapping(const MappingView& m) {
+  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
+         m.filename.empty() && m.build_id.empty();
+}
+
+bool IsNoFunction(const FunctionView& f) {
+  return f.name.empty() && f.system_name.empty() && f.filename.empty() &&
+         f.start_line == 0;
+}
+
+Status CheckUtf8(absl::string_view s, const char* field) {
+  if (!IsValidUtf8(s)) {
+    return Error(Code::kInvalidArgument, "%s is not valid UTF-8", field);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
+  if (in.sample_types.empty()) {
+    return Error(Code::kInvalidArgument,
+                 "opts.sample_types_len is 0: a profile needs at least one "
+                 "sample type");
+  }
+  if (!in.enabled.empty() && in.enabled.size() != in.sample_types.size()) {
+    return Error(Code::kInternal,
+                 "opts.sample_types_enabled has %zu flags for %zu types",
+                 in.enabled.size(), in.sample_types.size());
+  }
+  bool any_enabled = in.enabled.empty();
+  for (size_t i = 0; i < in.sample_types.size(); ++i) {
+    const ValueType& t = in.sample_types[i];
+    if (t.type.empty()) {
+      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].type is empty",
+                   i);
+    }
+    if (!IsValidUtf8(t.type)) {
+      return Error(Code::kInvalidArgument,
+                   "opts.sample_types[%zu].type is not valid UTF-8", i);
+    }
+    if (!IsValidUtf8(t.unit)) {
+      return Error(Code::kInvalidArgument,
+                   "opts.sample_types[%zu].unit is not valid UTF-8", i);
+    }
+    if (!in.enabled.empty() && in.enabled[i]) any_enabled = true;
+  }
+  if (!any_enabled) {
+    return Error(Code::kInvalidArgument,
+                 "opts.sample_types_enabled disables every sample type");
+  }
+  if (in.period < 0) {
+    return Error(Code::kInvalidArgument, "opts.period is negative (%" PRId64 ")",
+                 in.period);
+  }
+  if (in.period_type.type.empty() && !in.period_type.unit.empty()) {
+    return Error(Code::kInvalidArgument,
+                 "opts.period_type.type is empty but its unit is set");
+  }
+  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.type, "opts.period_type.type"));
+  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.unit, "opts.period_type.unit"));
+  *out = in;
+  return OkStatus();
+}
+
+Profile::Profile(ProfileOptions options, int64_t start_ns)
+    : options_(std::move(options)), start_ns_(start_ns) {
+  if (options_.enabled.empty()) {
+    options_.enabled.assign(options_.sample_types.size(), true);
+  }
+  for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
+  InternConstants();
+}
+
+void Profile::InternConstants() {
+  // Interned up front so that serialization never has to add a string. The
+  // options were validated as UTF-8 and the keys are ASCII, so none of these
+  // can fail; the label keys reach the output only if a sample uses them.
+  auto intern = [this](absl::string_view s) {
+    StringId id = 0;
+    const bool valid = strings_.Intern(s, &id);
+    (void)valid;
+    return id;
+  };
+  sample_type_ids_.clear();
+  for (const ValueType& t : options_.sample_types) {
+    sample_type_ids_.emplace_back(intern(t.type), intern(t.unit));
+  }
+  period_type_ids_ = {intern(options_.period_type.type),
+                      intern(options_.period_type.unit)};
+  end_timestamp_key_ = intern(kEndTimestampKey);
+  local_root_span_id_key_ = intern(kLocalRootSpanIdKey);
+  trace_endpoint_key_ = intern(kTraceEndpointKey);
+}
+
+void Profile::Reset(int64_t start_ns, ResetMode mode) {
+  const bool keep = mode == kKeepCapacity;
+  strings_.Clear(keep);
+  mappings_.Clear(keep);
+  functions_.Clear(keep);
+  locations_.Clear(keep);
+  stacks_.Clear(keep);
+  label_sets_.Clear(keep);
+  const size_t keys = key_index_.size();
+  if (keep) {
+    key_index_.clear();
+    key_index_.reserve(keys);
+    keys_.clear();
+    values_.clear();
+    timed_.clear();
+    timed_values_.clear();
+  } else {
+    key_index_ = {};
+    std::vector<Key>().swap(keys_);
+    std::vector<int64_t>().swap(values_);
+    std::vector<Timed>().swap(timed_);
+    std::vector<int64_t>().swap(timed_values_);
+  }
+  endpoints_ = {};
+  start_ns_ = start_ns;
+  InternConstants();
+}
+
+Status Profile::InternString(absl::string_view s, const char* what,
+                             size_t index, const char* field, StringId* id) {
+  if (strings_.Intern(s, id)) return OkStatus();
+  return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", what,
+               index, field);
+}
+
+Status Profile::InternStack(absl::Span<const LocationView> frames,
+                            uint32_t* id) {
+  static constexpr const char* kWhat = "sample.locations";
+  scratch_locations_.clear();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const LocationView& f = frames[i];
+    Location loc;
+    loc.address = f.address;
+    loc.line = f.line;
+    if (!IsNoMapping(f.mapping)) {
+      Mapping m;
+      m.memory_start = f.mapping.memory_start;
+      m.memory_limit = f.mapping.memory_limit;
+      m.file_offset = f.mapping.file_offset;
+      STACKREC_RETURN_IF_ERROR(InternString(f.mapping.filename, kWhat, i,
+                                            "mapping.filename", &m.filename));
+      STACKREC_RETURN_IF_ERROR(InternString(f.mapping.build_id, kWhat, i,
+                                            "mapping.build_id", &m.build_id));
+      loc.mapping = mappings_.Intern(m);
+    }
+    if (!IsNoFunction(f.function)) {
+      Function fn;
+      fn.start_line = f.function.start_line;
+      STACKREC_RETURN_IF_ERROR(
+          InternString(f.function.name, kWhat, i, "function.name", &fn.name));
+      STACKREC_RETURN_IF_ERROR(InternString(f.function.system_name, kWhat, i,
+                                            "function.system_name",
+                                            &fn.system_name));
+      STACKREC_RETURN_IF_ERROR(InternString(
+          f.function.filename, kWhat, i, "function.filename", &fn.filename));
+      loc.function = functions_.Intern(fn);
+    }
+    scratch_locations_.push_back(locations_.Intern(loc));
+  }
+  *id = stacks_.Intern(scratch_locations_);
+  return OkStatus();
+}
+
+Status Profile::ValidateLabels(const SampleView& sample) const {
+  const auto& labels = sample.labels;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const LabelView& l = labels[i];
+    if (l.key.empty()) {
+      return Error(Code::kInvalidArgument, "sample.labels[%zu].key is empty", i);
+    }
+    if (!l.str.empty() && l.num != 0) {
+      return Error(Code::kInvalidArgument,
+                   "sample.labels[%zu] has both a string and a non-zero num", i);
+    }
+    if (!l.str.empty() && !l.num_unit.empty()) {
+      return Error(Code::kInvalidArgument,
+                   "sample.labels[%zu] has both a string and a num_unit", i);
+    }
+    if (sample.timestamp_ns != 0 && l.key == kEndTimestampKey) {
+      return Error(Code::kInvalidArgument,
+                   "sample.labels[%zu].key \"end_timestamp_ns\" is reserved "
+                   "for the sample's timestamp_ns",
+                   i);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (labels[j].key == l.key) {
+        return Error(Code::kInvalidArgument,
+                     "sample.labels[%zu].key repeats sample.labels[%zu].key",
+                     i, j);
+      }
+    }
+  }
+  return OkStatus();
+}
+
+Status Profile::InternLabels(absl::Span<const LabelView> labels,
+                             uint32_t* id) {
+  static constexpr const char* kWhat = "sample.labels";
+  scratch_labels_.clear();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    Label l;
+    l.num = labels[i].num;
+    STACKREC_RETURN_IF_ERROR(InternString(labels[i].key, kWhat, i, "key", &l.key));
+    STACKREC_RETURN_IF_ERROR(InternString(labels[i].str, kWhat, i, "str", &l.str));
+    STACKREC_RETURN_IF_ERROR(
+        InternString(labels[i].num_unit, kWhat, i, "num_unit", &l.num_unit));
+    scratch_labels_.push_back(l);
+  }
+  *id = label_sets_.Intern(scratch_labels_);
+  return OkStatus();
+}
+
+Status Profile::Add(const SampleView& sample) {
+  const size_t declared = options_.sample_types.size();
+  if (sample.values.size() != declared) {
+    return Error(Code::kInvalidArgument,
+                 "sample.values_len is %zu but the profile declares %zu sample "
+                 "types",
+                 sample.values.size(), declared);
+  }
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  uint32_t stack, labels;
+  STACKREC_RETURN_IF_ERROR(InternStack(sample.locations, &stack));
+  STACKREC_RETURN_IF_ERROR(InternLabels(sample.labels, &labels));
+
+  scratch_values_.clear();
+  for (size_t i = 0; i < declared; ++i) {
+    if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
+  }
+
+  if (sample.timestamp_ns != 0) {
+    ReserveFor(timed_, 1);
+    ReserveFor(timed_values_, stored_values_);
+    timed_values_.insert(timed_values_.end(), scratch_values_.begin(),
+                         scratch_values_.end());
+    timed_.push_back(Timed{stack, labels, sample.timestamp_ns});
+    return OkStatus();
+  }
+
+  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  auto it = key_index_.find(key);
+  if (it != key_index_.end()) {
+    int64_t* sums = &values_[size_t{it->second} * stored_values_];
+    for (size_t i = 0; i < stored_values_; ++i) {
+      sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
+    }
+    return OkStatus();
+  }
+  // Grow the vectors before indexing the key, so that an allocation failure
+  // leaves the profile as it was.
+  ReserveFor(keys_, 1);
+  ReserveFor(values_, stored_values_);
+  key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
+  keys_.push_back(Key{stack, labels});
+  values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
+  return OkStatus();
+}
+
+Status Profile::SetEndpoint(uint64_t local_root_span_id,
+                            absl::string_view endpoint) {
+  if (local_root_span_id == 0) {
+    return Error(Code::kInvalidArgument, "local_root_span_id is 0");
+  }
+  if (endpoint.empty()) {
+    return Error(Code::kInvalidArgument, "endpoint is empty");
+  }
+  StringId id;
+  if (!strings_.Intern(endpoint, &id)) {
+    return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
+  }
+  endpoints_.insert_or_assign(local_root_span_id, id);
+  return OkStatus();
+}
+
+}  // namespace stackrec

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Profile: the single-threaded aggregate behind stackrec_profile and behind
+// each slot of a recorder.
+//
+// A sample is reduced to a key (stack id, label-set id) whose values are
+// summed; everything a key refers to is interned once. Samples with a
+// timestamp are kept one by one instead. The encoder (pprof_encoder.h) reads
+// the tables directly; nothing is staged as a protobuf message.
+#ifndef STACKREC_SRC_PROFILE_H_
+#define STACKREC_SRC_PROFILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "intern_tables.h"
+#include "status.h"
+#include "string_table.h"
+
+namespace stackrec {
+
+// ---- Input: borrowed views, valid for one call ----------------------------
+
+struct MappingView {
+  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
+  absl::string_view filename, build_id;
+};
+struct FunctionView {
+  absl::string_view name, system_name, filename;
+  int64_t start_line = 0;
+};
+struct LocationView {
+  MappingView mapping;
+  FunctionView function;
+  uint64_t address = 0;
+  int64_t line = 0;
+};
+struct LabelView {
+  absl::string_view key, str;
+  int64_t num = 0;
+  absl::string_view num_unit;
+};
+struct SampleView {
+  absl::Span<const LocationView> locations;
+  absl::Span<const int64_t> values;
+  absl::Span<const LabelView> labels;
+  int64_t timestamp_ns = 0;
+};
+
+struct ValueType {
+  std::string type, unit;
+};
+
+struct ProfileOptions {
+  std::vector<ValueType> sample_types;
+  std::vector<bool> enabled;  // empty: all enabled; else one per sample type
+  ValueType period_type;
+  int64_t period = 0;
+};
+
+// ---- Interned records ------------------------------------------------------
+
+struct Mapping {
+  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
+  StringId filename = 0, build_id = 0;
+  friend bool operator==(const Mapping& a, const Mapping& b) {
+    return a.memory_start == b.memory_start &&
+           a.memory_limit == b.memory_limit &&
+           a.file_offset == b.file_offset && a.filename == b.filename &&
+           a.build_id == b.build_id;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Mapping& m) {
+    return H::combine(std::move(h), m.memory_start, m.memory_limit,
+                      m.file_offset, m.filename, m.build_id);
+  }
+};
+
+struct Function {
+  StringId name = 0, system_name = 0, filename = 0;
+  int64_t start_line = 0;
+  friend bool operator==(const Function& a, const Function& b) {
+    return a.name == b.name && a.system_name == b.system_name &&
+           a.filename == b.filename && a.start_line == b.start_line;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Function& f) {
+    return H::combine(std::move(h), f.name, f.system_name, f.filename,
+                      f.start_line);
+  }
+};
+
+struct Location {
+  uint32_t mapping = 0;   // 0: no mapping
+  uint32_t function = 0;  // 0: no function (address only)
+  uint64_t address = 0;
+  int64_t line = 0;
+  friend bool operator==(const Location& a, const Location& b) {
+    return a.mapping == b.mapping && a.function == b.function &&
+           a.address == b.address && a.line == b.line;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Location& l) {
+    return H::combine(std::move(h), l.mapping, l.function, l.address, l.line);
+  }
+};
+
+struct Label {
+  StringId key = 0, str = 0, num_unit = 0;
+  int64_t num = 0;
+  friend bool operator==(const Label& a, const Label& b) {
+    return a.key == b.key && a.str == b.str && a.num_unit == b.num_unit &&
+           a.num == b.num;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Label& l) {
+    return H::combine(std::move(h), l.key, l.str, l.num_unit, l.num);
+  }
+};
+
+// Well-known label keys (pprof and the profilers that read it agree on them).
+inline constexpr absl::string_view kEndTimestampKey = "end_timestamp_ns";
+inline constexpr absl::string_view kLocalRootSpanIdKey = "local root span id";
+inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
+
+// Validates and copies `in` (the names are reported as "opts.<field>").
+Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out);
+
+class Profile {
+ public:
+  // `options` must have passed MakeProfileOptions.
+  Profile(ProfileOptions options, int64_t start_ns);
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  // On error nothing observable changes: a rejected sample may leave
+  // interned strings or locations behind, but the encoder writes only what
+  // recorded samples reference.
+  Status Add(const SampleView& sample);
+  Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
+  // Drops all samples, endpoints and interned data; the interval restarts.
+  // kFreeMemory returns the tables' memory; kKeepCapacity keeps room for as
+  // many entries as they held, so a profile of the same shape fills them
+  // again without rehashing (what a recorder slot wants).
+  enum ResetMode { kFreeMemory, kKeepCapacity };
+  void Reset(int64_t start_ns, ResetMode mode = kFreeMemory);
+  void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
+
+  // ---- Read side, for the encoder and for tests --------------------------
+  const ProfileOptions& options() const { return options_; }
+  // Number of values stored per sample: the enabled sample types.
+  size_t stored_values() const { return stored_values_; }
+  int64_t start_ns() const { return start_ns_; }
+  const StringTable& strings() const { return strings_; }
+  const ValueTable<Mapping>& mappings() const { return mappings_; }
+  const ValueTable<Function>& functions() const { return functions_; }
+  const ValueTable<Location>& locations() const { return locations_; }
+  const SpanTable<uint32_t>& stacks() const { return stacks_; }
+  const SpanTable<Label>& label_sets() const { return label_sets_; }
+  const absl::flat_hash_map<uint64_t, StringId>& endpoints() const {
+    return endpoints_;
+  }
+
+  // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
+  // and values [key_values(i), key_values(i) + stored_values()).
+  size_t key_count() const { return keys_.size(); }
+  uint32_t key_stack(size_t i) const { return keys_[i].stack; }
+  uint32_t key_labels(size_t i) const { return keys_[i].labels; }
+  const int64_t* key_values(size_t i) const {
+    return &values_[i * stored_values_];
+  }
+
+  // Timestamped samples, one entry each.
+  size_t timed_count() const { return timed_.size(); }
+  uint32_t timed_stack(size_t i) const { return timed_[i].stack; }
+  uint32_t timed_labels(size_t i) const { return timed_[i].labels; }
+  int64_t timed_timestamp(size_t i) const { return timed_[i].timestamp_ns; }
+  const int64_t* timed_values(size_t i) const {
+    return &timed_values_[i * stored_values_];
+  }
+
+  // String ids of each declared sample type's (type, unit) and of the
+  // period type, interned at every (re)start.
+  const std::vector<std::pair<StringId, StringId>>& sample_type_ids() const {
+    return sample_type_ids_;
+  }
+  std::pair<StringId, StringId> period_type_ids() const {
+    return period_type_ids_;
+  }
+
+  // Ids of the well-known keys, interned at every (re)start.
+  StringId end_timestamp_key() const { return end_timestamp_key_; }
+  StringId local_root_span_id_key() const { return local_root_span_id_key_; }
+  StringId trace_endpoint_key() const { return trace_endpoint_key_; }
+
+ private:
+  struct Key {
+    uint32_t stack, labels;
+  };
+  struct Timed {
+    uint32_t stack, labels;
+    int64_t timestamp_ns;
+  };
+
+  Status ValidateLabels(const SampleView& sample) const;
+  Status InternString(absl::string_view s, const char* what, size_t index,
+                      const char* field, StringId* id);
+  Status InternStack(absl::Span<const LocationView> frames, uint32_t* id);
+  Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
+  void InternConstants();
+
+  ProfileOptions options_;
+  size_t stored_values_ = 0;
+  int64_t start_ns_ = 0;
+
+  StringTable strings_;
+  ValueTable<Mapping> mappings_;
+  ValueTable<Function> functions_;
+  ValueTable<Location> locations_;
+  SpanTable<uint32_t> stacks_;
+  SpanTable<Label> label_sets_;
+
+  // (stack << 32 | labels) -> index into keys_.
+  absl::flat_hash_map<uint64_t, uint32_t> key_index_;
+  std::vector<Key> keys_;
+  std::vector<int64_t> values_;
+  std::vector<Timed> timed_;
+  std::vector<int64_t> timed_values_;
+  absl::flat_hash_map<uint64_t, StringId> endpoints_;
+
+  std::vector<std::pair<StringId, StringId>> sample_type_ids_;
+  std::pair<StringId, StringId> period_type_ids_;
+  StringId end_timestamp_key_ = 0, local_root_span_id_key_ = 0,
+           trace_endpoint_key_ = 0;
+
+  // Scratch buffers reused across Add calls, so the hot path does not
+  // allocate once warmed up.
+  std::vector<uint32_t> scratch_locations_;
+  std::vector<Label> scratch_labels_;
+  std::vector<int64_t> scratch_values_;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_PROFILE_H_

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Recorder: two Profiles ("slots") that sampler threads record into while a
+// serializer thread periodically takes a finished profile. The protocol and
+// its invariants are described at the top of recorder.cc.
+#ifndef STACKREC_SRC_RECORDER_H_
+#define STACKREC_SRC_RECORDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "compression.h"
+#include "profile.h"
+#include "spin_lock.h"
+#include "status.h"
+
+namespace stackrec {
+
+struct RecorderStats {
+  // The most recent successful serialization.
+  uint64_t last_samples = 0;        // records that went into that profile
+  uint64_t last_distinct_keys = 0;  // its samples after aggregation
+  int64_t last_serialize_ns = 0;    // time spent encoding it
+  // Since creation (or reset_after_fork).
+  uint64_t serializations_ok = 0;
+  uint64_t serializations_failed = 0;
+  int64_t serialize_ns_min = 0, serialize_ns_max = 0, serialize_ns_total = 0;
+  uint64_t samples_recorded = 0;
+  uint64_t records_rejected = 0;
+};
+
+struct EncodedProfile {
+  std::string bytes;
+  int64_t start_ns = 0, end_ns = 0;
+};
+
+class Recorder {
+ public:
+  // `options` must have passed MakeProfileOptions.
+  Recorder(const ProfileOptions& options, int64_t now_ns);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // Sampler side: any number of threads, concurrently. Never waits for the
+  // serializer.
+  Status Record(const SampleView& sample);
+  Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
+
+  // Serializer side: one thread at a time; a concurrent second call gets
+  // kBusy. `clock` is read once, at the flip.
+  Status Serialize(const SerializeOptions& options, int64_t (*clock)(),
+                   EncodedProfile* out);
+
+  // In a fork() child: makes the recorder empty and usable, whatever the
+  // parent's threads were doing. Must be the only call running.
+  void ResetAfterFork(int64_t now_ns);
+
+  RecorderStats stats() const;
+  // For a record refused before it reached Record (at the C boundary).
+  void CountRejected() {
+    records_rejected_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  struct Slot {
+    // Samplers currently inside Record on this slot (see recorder.cc).
+    std::atomic<uint32_t> in_flight{0};
+    // Serializes samplers among themselves; the serializer never takes it.
+    SpinLock lock;
+    std::unique_ptr<Profile> profile;
+    // Records that went into this slot since its last reset. Written under
+    // `lock` by samplers, read racily (relaxed) by stats().
+    std::atomic<uint64_t> samples{0};
+  };
+
+  template <typename F>
+  Status WithActiveSlot(F&& write);
+
+  const ProfileOptions options_;
+  Slot slots_[2];
+  std::atomic<uint32_t> active_{0};
+  std::atomic<bool> serializing_{false};
+
+  // Serializer-only state (guarded by serializing_).
+  // Endpoints of the previously serialized slot, carried into the next
+  // profile so that a request spanning a flip keeps its endpoint.
+  absl::flat_hash_map<uint64_t, std::string> carried_endpoints_;
+
+  mutable SpinLock stats_lock_;
+  RecorderStats stats_ ABSL_GUARDED_BY(stats_lock_);
+  std::atomic<uint64_t> records_rejected_{0};
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_RECORDER_H_

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#ifndef STACKREC_SRC_SPIN_LOCK_H_
+#define STACKREC_SRC_SPIN_LOCK_H_
+
+#include <sched.h>
+
+#include <atomic>
+
+#include "absl/base/thread_annotations.h"
+
+namespace stackrec {
+
+// A test-and-test-and-set lock for critical sections of a microsecond or
+// two. Why not a mutex: its state is one atomic flag, so after fork() the
+// child can put it back to "unlocked" whatever the parent's threads were
+// doing, which no pthread or absl mutex allows; and the uncontended path is
+// one atomic exchange, with no system call.
+class ABSL_LOCKABLE SpinLock {
+ public:
+  static void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);) {
+      while (locked_.load(std::memory_order_relaxed)) {
+        // Contention means another thread is inside a short critical
+        // section: spin politely, and only give the core away if that
+        // thread was descheduled.
+        if (++spins < 1024) {
+          CpuRelax();
+        } else {
+          sched_yield();
+        }
+      }
+    }
+  }
+  void Unlock() ABSL_UNLOCK_FUNCTION() {
+    locked_.store(false, std::memory_order_release);
+  }
+  bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
+  // For the child of a fork() only: the thread that held it does not exist.
+  void ForceUnlockAfterFork() { locked_.store(false, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+class ABSL_SCOPED_LOCKABLE SpinLockHolder {
+ public:
+  explicit SpinLockHolder(SpinLock* lock) ABSL_EXCLUSIVE_LOCK_FUNCTION(lock)
+      : lock_(lock) {
+    lock_->Lock();
+  }
+  ~SpinLockHolder() ABSL_UNLOCK_FUNCTION() { lock_->Unlock(); }
+  SpinLockHolder(const SpinLockHolder&) = delete;
+  SpinLockHolder& operator=(const SpinLockHolder&) = delete;
+
+ private:
+  SpinLock* lock_;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_SPIN_LOCK_H_

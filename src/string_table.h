@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#ifndef STACKREC_SRC_STRING_TABLE_H_
+#define STACKREC_SRC_STRING_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+
+namespace stackrec {
+
+using StringId = uint32_t;
+
+// Interns UTF-8 strings into dense ids.
+//
+// Invariant (pprof's): id 0 is always the empty string, so a zero id in any
+// table means "no string" and maps to string_table[0] = "" in the output.
+// Bytes live in an append-only arena, so the string_views handed out stay
+// valid until Clear().
+class StringTable {
+ public:
+  StringTable();
+  StringTable(const StringTable&) = delete;
+  StringTable& operator=(const StringTable&) = delete;
+
+  // Sets *id to the id of `s`, copying it in if it is new. Returns false and
+  // adds nothing when a new `s` is not valid UTF-8.
+  bool Intern(absl::string_view s, StringId* id);
+
+  // The id of `s` if it was interned, else 0 (and `s` is not "").
+  StringId Find(absl::string_view s) const;
+
+  absl::string_view Get(StringId id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+
+  // Drops every string but "". keep_capacity keeps the index's room and one
+  // arena chunk; otherwise all memory goes back to the allocator.
+  void Clear(bool keep_capacity = false);
+
+ private:
+  absl::string_view Copy(absl::string_view s);
+
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<size_t> chunk_size_;
+  char* chunk_pos_ = nullptr;
+  size_t chunk_left_ = 0;
+  std::vector<absl::string_view> strings_;
+  absl::flat_hash_map<absl::string_view, StringId> index_;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_STRING_TABLE_H_

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// What merges and what does not.
+#include <limits>
+
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+using Strings = std::vector<std::string>;
+using Values = std::vector<int64_t>;
+
+namespace {
+
+Values ValuesOf(const Sample& s) { return Values(s.value().begin(), s.value().end()); }
+
+}  // namespace
+
+TEST_CASE("identical stacks with identical labels aggregate") {
+  auto p = NewProfile();
+  for (int i = 0; i < 3; ++i) {
+    SampleBuilder b;
+    b.Frame("leaf", "a.rb", 10).Frame("root", "b.rb", 20).Values({100, 1, 1000 + i});
+    b.NumLabel("thread id", 7).Label("thread name", "main");
+    Add(p.get(), b);
+  }
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(ValuesOf(out.sample(0)) == Values{300, 3, 3003});
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"leaf", "root"});
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"thread id=7", "thread name=main"});
+}
+
+TEST_CASE("stacks that differ in frame order do not aggregate") {
+  auto p = NewProfile();
+  SampleBuilder a, b;
+  a.Frame("f").Frame("g").Values({1, 1, 1});
+  b.Frame("g").Frame("f").Values({2, 2, 2});
+  Add(p.get(), a);
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 2);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"f", "g"});
+  CHECK(ValuesOf(out.sample(0)) == Values{1, 1, 1});
+  CHECK(FrameNames(out, out.sample(1)) == Strings{"g", "f"});
+  CHECK(ValuesOf(out.sample(1)) == Values{2, 2, 2});
+  // The two samples share their two locations and functions.
+  CHECK(out.location_size() == 2);
+  CHECK(out.function_size() == 2);
+}
+
+TEST_CASE("samples whose labels differ in order or value do not aggregate") {
+  auto p = NewProfile();
+  SampleBuilder ab, ba, ab2, ab_again;
+  ab.Frame("f").Values({1, 0, 0}).Label("a", "x").NumLabel("b", 1);
+  ba.Frame("f").Values({2, 0, 0}).NumLabel("b", 1).Label("a", "x");
+  ab2.Frame("f").Values({4, 0, 0}).Label("a", "x").NumLabel("b", 2);
+  ab_again.Frame("f").Values({8, 0, 0}).Label("a", "x").NumLabel("b", 1);
+  Add(p.get(), ab);
+  Add(p.get(), ba);
+  Add(p.get(), ab2);
+  Add(p.get(), ab_again);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 3);
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"a=x", "b=1"});
+  CHECK(out.sample(0).value(0) == 9);
+  CHECK(LabelStrings(out, out.sample(1)) == Strings{"b=1", "a=x"});
+  CHECK(out.sample(1).value(0) == 2);
+  CHECK(LabelStrings(out, out.sample(2)) == Strings{"a=x", "b=2"});
+  CHECK(out.sample(2).value(0) == 4);
+}
+
+TEST_CASE("a numeric label's unit is part of its identity") {
+  auto p = NewProfile();
+  SampleBuilder a, b;
+  a.Frame("f").Values({1, 0, 0}).NumLabel("size", 8, "bytes");
+  b.Frame("f").Values({1, 0, 0}).NumLabel("size", 8);
+  Add(p.get(), a);
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 2);
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"size=8[bytes]"});
+  CHECK(LabelStrings(out, out.sample(1)) == Strings{"size=8"});
+}
+
+TEST_CASE("timestamped samples are kept one by one with end_timestamp_ns") {
+  auto p = NewProfile();
+  SampleBuilder t1, t2, plain1, plain2;
+  t1.Frame("f").Values({1, 1, 1}).NumLabel("thread id", 1).Timestamp(1700000000000000001);
+  t2.Frame("f").Values({2, 2, 2}).NumLabel("thread id", 1).Timestamp(1700000000000000001);
+  plain1.Frame("f").Values({4, 4, 4}).NumLabel("thread id", 1);
+  plain2.Frame("f").Values({8, 8, 8}).NumLabel("thread id", 1);
+  Add(p.get(), t1);
+  Add(p.get(), plain1);
+  Add(p.get(), t2);
+  Add(p.get(), plain2);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 3);
+  // Aggregated samples first, then timestamped ones in the order added.
+  CHECK(ValuesOf(out.sample(0)) == Values{12, 12, 12});
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"thread id=1"});
+  CHECK(ValuesOf(out.sample(1)) == Values{1, 1, 1});
+  CHECK(LabelStrings(out, out.sample(1)) ==
+        Strings{"thread id=1", "end_timestamp_ns=1700000000000000001"});
+  CHECK(ValuesOf(out.sample(2)) == Values{2, 2, 2});
+  CHECK(LabelStrings(out, out.sample(2)) ==
+        Strings{"thread id=1", "end_timestamp_ns=1700000000000000001"});
+}
+
+TEST_CASE("summed values saturate instead of wrapping") {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto p = NewProfile();
+  SampleBuilder a, b;
+  a.Frame("f").Values({kMax - 1, kMin + 1, -5});
+  b.Frame("f").Values({10, -10, 3});
+  Add(p.get(), a);
+  Add(p.get(), b);
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(ValuesOf(out.sample(0)) == Values{kMax, kMin, 1});
+  // Once saturated, a value moving the other way comes back down from the
+  // bound, as in any saturating arithmetic.
+  SampleBuilder c;
+  c.Frame("f").Values({-1, 1, 0});
+  Add(p.get(), c);
+  const Profile again = SerializeAndDecode(p.get());
+  CHECK(ValuesOf(again.sample(0)) == Values{kMax - 1, kMin + 1, 1});
+}
+
+TEST_CASE("an empty stack is a valid sample") {
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Values({1, 2, 3});
+  Add(p.get(), b);
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(out.sample(0).location_id_size() == 0);
+  CHECK(ValuesOf(out.sample(0)) == Values{2, 4, 6});
+  CHECK(out.location_size() == 0);
+}
+
+TEST_CASE("serialize does not reset, and samples keep aggregating after it") {
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  Add(p.get(), b);
+  const Profile first = SerializeAndDecode(p.get());
+  Add(p.get(), b);
+  const Profile second = SerializeAndDecode(p.get());
+  CHECK(first.sample(0).value(0) == 1);
+  REQUIRE(second.sample_size() == 1);
+  CHECK(second.sample(0).value(0) == 2);
+}

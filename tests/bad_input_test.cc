@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Every bad input gets a status, a message naming the argument, and leaves
+// the profile exactly as it was.
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+
+namespace {
+
+// A profile that already holds samples and an endpoint.
+ProfilePtr PopulatedProfile() {
+  auto p = NewProfile();
+  REQUIRE(stackrec_profile_set_endpoint(p.get(), 11, S("GET /kept")) == STACKREC_OK);
+  for (int i = 0; i < 5; ++i) {
+    SampleBuilder b;
+    b.Frame("kept" + std::to_string(i), "kept.rb", i).Frame("root").Values({i, 1, 10});
+    b.NumLabel("local root span id", 11);
+    Add(p.get(), b);
+  }
+  return p;
+}
+
+std::string Snapshot(stackrec_profile* p) {
+  return WithoutTimes(Decode(Serialize(p, STACKREC_COMPRESSION_NONE))).SerializeAsString();
+}
+
+// Runs `call` on a populated profile and checks its status, that the message
+// contains `needle`, and that the profile's content did not change.
+void ExpectRejected(const std::function<stackrec_status(stackrec_profile*)>& call,
+                    stackrec_status expected, const std::string& needle) {
+  auto p = PopulatedProfile();
+  const std::string before = Snapshot(p.get());
+  const stackrec_status st = call(p.get());
+  const std::string message = stackrec_last_error();
+  INFO("message: " << message);
+  CHECK(st == expected);
+  CHECK(message.find(needle) != std::string::npos);
+  CHECK(Snapshot(p.get()) == before);
+}
+
+void ExpectAddRejected(SampleBuilder& b, const std::string& needle) {
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &b.Get()); },
+                 STACKREC_INVALID_ARGUMENT, needle);
+}
+
+const char kBadUtf8[] = "bad\xC3(utf8";  // a lead byte without continuation
+
+}  // namespace
+
+TEST_CASE("NULL handles and outputs are rejected by name") {
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  CHECK(stackrec_profile_add(nullptr, &b.Get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+  CHECK(stackrec_profile_set_endpoint(nullptr, 1, S("x")) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+  CHECK(stackrec_profile_reset(nullptr) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+
+  stackrec_encoded* e = reinterpret_cast<stackrec_encoded*>(0x1);
+  CHECK(stackrec_profile_serialize(nullptr, nullptr, &e) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+  CHECK(e == nullptr);  // *out is NULL on failure
+  auto p = PopulatedProfile();
+  CHECK(stackrec_profile_serialize(p.get(), nullptr, nullptr) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "out is NULL");
+
+  Options o;
+  CHECK(stackrec_profile_new(&o.opts, nullptr) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "out is NULL");
+  stackrec_profile* created = reinterpret_cast<stackrec_profile*>(0x1);
+  CHECK(stackrec_profile_new(nullptr, &created) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "opts is NULL");
+  CHECK(created == nullptr);
+
+  ExpectRejected([](stackrec_profile* p) { return stackrec_profile_add(p, nullptr); },
+                 STACKREC_INVALID_ARGUMENT, "sample is NULL");
+}
+
+TEST_CASE("free functions and encoded getters accept NULL") {
+  stackrec_profile_free(nullptr);
+  stackrec_encoded_free(nullptr);
+  CHECK(stackrec_encoded_data(nullptr) == nullptr);
+  CHECK(stackrec_encoded_size(nullptr) == 0);
+  CHECK(stackrec_encoded_start_ns(nullptr) == 0);
+  CHECK(stackrec_encoded_end_ns(nullptr) == 0);
+}
+
+TEST_CASE("a NULL array or string with a non-zero length is rejected") {
+  {
+    SampleBuilder b;
+    b.Frame("f").Values({1, 1, 1});
+    stackrec_sample s = b.Get();
+    s.locations = nullptr;
+    ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                   STACKREC_INVALID_ARGUMENT, "sample.locations is NULL");
+    s = b.Get();
+    s.values = nullptr;
+    ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                   STACKREC_INVALID_ARGUMENT, "sample.values is NULL");
+    s = b.Get();
+    s.labels = nullptr;
+    s.labels_len = 1;
+    ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                   STACKREC_INVALID_ARGUMENT, "sample.labels is NULL");
+  }
+  {
+    stackrec_location loc{};
+    loc.function.name = S("ok");
+    loc.function.filename = stackrec_str{nullptr, 3};
+    SampleBuilder b;
+    b.Frame("first").Location(loc).Values({1, 1, 1});
+    ExpectAddRejected(b, "sample.locations[1].function.filename.ptr is NULL");
+  }
+  {
+    SampleBuilder b;
+    b.Frame("f").Values({1, 1, 1});
+    stackrec_label label{};
+    label.key = stackrec_str{nullptr, 2};
+    stackrec_sample s = b.Get();
+    s.labels = &label;
+    s.labels_len = 1;
+    ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                   STACKREC_INVALID_ARGUMENT, "sample.labels[0].key.ptr is NULL");
+  }
+  ExpectRejected(
+      [](stackrec_profile* p) {
+        return stackrec_profile_set_endpoint(p, 3, stackrec_str{nullptr, 4});
+      },
+      STACKREC_INVALID_ARGUMENT, "endpoint.ptr is NULL");
+}
+
+TEST_CASE("lengths whose byte size overflows are rejected") {
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  stackrec_sample s = b.Get();
+  s.locations_len = std::numeric_limits<size_t>::max() / 4;
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT, "sample.locations_len");
+  s = b.Get();
+  s.values_len = std::numeric_limits<size_t>::max();
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT, "sample.values_len");
+  Options o;
+  o.opts.sample_types_len = std::numeric_limits<size_t>::max() / 8;
+  stackrec_profile* created = nullptr;
+  CHECK(stackrec_profile_new(&o.opts, &created) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()).find("opts.sample_types_len") != std::string::npos);
+  CHECK(created == nullptr);
+}
+
+TEST_CASE("the wrong number of values is rejected") {
+  SampleBuilder two, four;
+  two.Frame("f").Values({1, 2});
+  four.Frame("f").Values({1, 2, 3, 4});
+  ExpectAddRejected(two, "sample.values_len is 2 but the profile declares 3");
+  ExpectAddRejected(four, "sample.values_len is 4 but the profile declares 3");
+}
+
+TEST_CASE("bad labels are rejected: empty key, duplicate key, string and number") {
+  SampleBuilder empty_key, duplicate, both, str_unit, reserved;
+  empty_key.Frame("f").Values({1, 1, 1}).Label("", "x");
+  ExpectAddRejected(empty_key, "sample.labels[0].key is empty");
+  duplicate.Frame("f").Values({1, 1, 1}).Label("a", "x").NumLabel("b", 1).NumLabel("a", 2);
+  ExpectAddRejected(duplicate, "sample.labels[2].key repeats sample.labels[0].key");
+  both.Frame("f").Values({1, 1, 1});
+  both.Label("a", "x");
+  stackrec_label l{};
+  l.key = S("mixed");
+  l.str = S("text");
+  l.num = 3;
+  stackrec_sample s = both.Get();
+  s.labels = &l;
+  s.labels_len = 1;
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT, "sample.labels[0] has both a string and a non-zero num");
+  l.num = 0;
+  l.num_unit = S("bytes");
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT, "sample.labels[0] has both a string and a num_unit");
+  reserved.Frame("f").Values({1, 1, 1}).NumLabel("end_timestamp_ns", 5).Timestamp(99);
+  ExpectAddRejected(reserved, "sample.labels[0].key \"end_timestamp_ns\" is reserved");
+}
+
+TEST_CASE("invalid UTF-8 is rejected in every string, naming the field") {
+  const std::string bad(kBadUtf8);
+  {
+    SampleBuilder b;
+    b.Frame("fine").Frame(bad).Values({1, 1, 1});
+    ExpectAddRejected(b, "sample.locations[1].function.name is not valid UTF-8");
+  }
+  {
+    SampleBuilder b;
+    b.Frame("fine", bad).Values({1, 1, 1});
+    ExpectAddRejected(b, "sample.locations[0].function.filename is not valid UTF-8");
+  }
+  {
+    stackrec_location loc{};
+    loc.mapping.filename = S("/bin/ok");
+    loc.mapping.build_id = S(kBadUtf8);
+    SampleBuilder b;
+    b.Location(loc).Values({1, 1, 1});
+    ExpectAddRejected(b, "sample.locations[0].mapping.build_id is not valid UTF-8");
+  }
+  {
+    stackrec_location loc{};
+    loc.function.name = S("ok");
+    loc.function.system_name = S("\xED\xA0\x80");  // a UTF-16 surrogate
+    SampleBuilder b;
+    b.Location(loc).Values({1, 1, 1});
+    ExpectAddRejected(b, "sample.locations[0].function.system_name is not valid UTF-8");
+  }
+  {
+    SampleBuilder b;
+    b.Frame("f").Values({1, 1, 1}).Label("k", "\xC0\x80");  // overlong NUL
+    ExpectAddRejected(b, "sample.labels[0].str is not valid UTF-8");
+  }
+  {
+    SampleBuilder b;
+    b.Frame("f").Values({1, 1, 1}).NumLabel("\xFF", 1);
+    ExpectAddRejected(b, "sample.labels[0].key is not valid UTF-8");
+  }
+  {
+    SampleBuilder b;
+    b.Frame("f").Values({1, 1, 1}).NumLabel("n", 1, "\xF4\x90\x80\x80");  // > U+10FFFF
+    ExpectAddRejected(b, "sample.labels[0].num_unit is not valid UTF-8");
+  }
+  ExpectRejected(
+      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 3, S(kBadUtf8)); },
+      STACKREC_INVALID_ARGUMENT, "endpoint is not valid UTF-8");
+  // Valid multi-byte text is accepted and round trips.
+  auto p = NewProfile();
+  SampleBuilder ok;
+  ok.Frame("π::résumé 🙂", "/app/日本.rb").Values({1, 1, 1}).Label("ключ", "значение");
+  Add(p.get(), ok);
+  const Profile out = SerializeAndDecode(p.get());
+  CHECK(FrameNames(out, out.sample(0)) == std::vector<std::string>{"π::résumé 🙂"});
+  CHECK(StrLabel(out, out.sample(0), "ключ") == "значение");
+}
+
+TEST_CASE("bad endpoints are rejected: span id 0 and the empty endpoint") {
+  ExpectRejected(
+      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 0, S("GET /")); },
+      STACKREC_INVALID_ARGUMENT, "local_root_span_id is 0");
+  ExpectRejected(
+      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 11, S("")); },
+      STACKREC_INVALID_ARGUMENT, "endpoint is empty");
+}
+
+TEST_CASE("bad profile options are rejected by field") {
+  auto expect = [](const stackrec_profile_options& opts, const std::string& needle) {
+    stackrec_profile* p = reinterpret_cast<stackrec_profile*>(0x1);
+    CHECK(stackrec_profile_new(&opts, &p) == STACKREC_INVALID_ARGUMENT);
+    INFO("message: " << stackrec_last_error());
+    CHECK(std::string(stackrec_last_error()).find(needle) != std::string::npos);
+    CHECK(p == nullptr);
+  };
+  Options none;
+  none.opts.sample_types_len = 0;
+  expect(none.opts, "opts.sample_types_len is 0");
+  Options null_types;
+  null_types.opts.sample_types = nullptr;
+  expect(null_types.opts, "opts.sample_types is NULL");
+  Options empty_name;
+  empty_name.types[1].type = S("");
+  expect(empty_name.opts, "opts.sample_types[1].type is empty");
+  Options bad_unit;
+  bad_unit.types[2].unit = S(kBadUtf8);
+  expect(bad_unit.opts, "opts.sample_types[2].unit is not valid UTF-8");
+  Options negative;
+  negative.opts.period = -1;
+  expect(negative.opts, "opts.period is negative");
+  Options unit_only;
+  unit_only.opts.period_type.unit = S("nanoseconds");
+  expect(unit_only.opts, "opts.period_type.type is empty");
+  Options all_disabled;
+  const bool off[] = {false, false, false};
+  all_disabled.opts.sample_types_enabled = off;
+  expect(all_disabled.opts, "opts.sample_types_enabled disables every sample type");
+}
+
+TEST_CASE("an unknown compression or an out-of-range level is rejected") {
+  auto expect = [](int compression, int level, const std::string& needle) {
+    ExpectRejected(
+        [&](stackrec_profile* p) {
+          stackrec_serialize_options o{static_cast<stackrec_compression>(compression), level};
+          stackrec_encoded* e = reinterpret_cast<stackrec_encoded*>(0x1);
+          const stackrec_status st = stackrec_profile_serialize(p, &o, &e);
+          CHECK(e == nullptr);
+          return st;
+        },
+        STACKREC_INVALID_ARGUMENT, needle);
+  };
+  expect(3, 0, "opts.compression is 3");
+  expect(-1, 0, "opts.compression is -1");
+  expect(STACKREC_COMPRESSION_GZIP, 10, "opts.level is 10; gzip takes 0 (default) or 1-9");
+  expect(STACKREC_COMPRESSION_GZIP, -1, "opts.level is -1");
+  expect(STACKREC_COMPRESSION_ZSTD, 20, "opts.level is 20; zstd takes 0 (default) or 1-19");
+  expect(STACKREC_COMPRESSION_NONE, 1, "opts.level is 1 but compression NONE takes level 0");
+}
+
+TEST_CASE("status names cover every code and unknown values") {
+  CHECK(std::string(stackrec_status_name(STACKREC_OK)) == "STACKREC_OK");
+  CHECK(std::string(stackrec_status_name(STACKREC_INVALID_ARGUMENT)) == "STACKREC_INVALID_ARGUMENT");
+  CHECK(std::string(stackrec_status_name(STACKREC_OUT_OF_MEMORY)) == "STACKREC_OUT_OF_MEMORY");
+  CHECK(std::string(stackrec_status_name(STACKREC_LIMIT_EXCEEDED)) == "STACKREC_LIMIT_EXCEEDED");
+  CHECK(std::string(stackrec_status_name(STACKREC_BUSY)) == "STACKREC_BUSY");
+  CHECK(std::string(stackrec_status_name(STACKREC_INTERNAL)) == "STACKREC_INTERNAL");
+  CHECK(std::string(stackrec_status_name(static_cast<stackrec_status>(99))) == "STACKREC_UNKNOWN");
+  CHECK(stackrec_last_error() != nullptr);
+}

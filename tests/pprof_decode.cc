@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "pprof_decode.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <set>
+
+#include "catch2/catch.hpp"
+
+namespace stackrec_test {
+
+Format DetectFormat(const std::string& bytes) {
+  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
+      static_cast<uint8_t>(bytes[1]) == 0x8b) {
+    return Format::kGzip;
+  }
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "\x28\xb5\x2f\xfd", 4) == 0) {
+    return Format::kZstd;
+  }
+  return Format::kNone;
+}
+
+namespace {
+
+std::string Gunzip(const std::string& in) {
+  z_stream z;
+  std::memset(&z, 0, sizeof(z));
+  REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    rc = inflate(&z, Z_NO_FLUSH);
+    REQUIRE((rc == Z_OK || rc == Z_STREAM_END));
+    out.append(buf, sizeof(buf) - z.avail_out);
+  } while (rc != Z_STREAM_END);
+  CHECK(z.avail_in == 0);  // no trailing garbage
+  inflateEnd(&z);
+  return out;
+}
+
+std::string Unzstd(const std::string& in) {
+  ZSTD_DStream* d = ZSTD_createDStream();
+  REQUIRE(d != nullptr);
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ZSTD_outBuffer output{buf, sizeof(buf), 0};
+    const size_t rc = ZSTD_decompressStream(d, &output, &input);
+    REQUIRE(!ZSTD_isError(rc));
+    out.append(buf, output.pos);
+    if (rc == 0) break;  // the frame is complete
+    // Input used up with room to spare in the output: a truncated frame.
+    REQUIRE((input.pos < input.size || output.pos == output.size));
+  }
+  CHECK(input.pos == input.size);  // one frame, no trailing garbage
+  ZSTD_freeDStream(d);
+  return out;
+}
+
+}  // namespace
+
+std::string Decompress(const std::string& bytes) {
+  switch (DetectFormat(bytes)) {
+    case Format::kGzip: return Gunzip(bytes);
+    case Format::kZstd: return Unzstd(bytes);
+    case Format::kNone: return bytes;
+  }
+  return bytes;
+}
+
+Profile Decode(const std::string& bytes) {
+  const std::string raw = Decompress(bytes);
+  Profile p;
+  REQUIRE(p.ParseFromString(raw));
+  // A parse that skipped unknown fields would hide encoder mistakes.
+  REQUIRE(p.ByteSizeLong() == raw.size());
+  return p;
+}
+
+Profile Decode(const uint8_t* data, size_t size) {
+  return Decode(std::string(reinterpret_cast<const char*>(data), size));
+}
+
+std::string Str(const Profile& p, int64_t index) {
+  REQUIRE(index >= 0);
+  REQUIRE(index < p.string_table_size());
+  return p.string_table(static_cast<int>(index));
+}
+
+namespace {
+
+const perftools::profiles::Location& FindLocation(const Profile& p, uint64_t id) {
+  for (const auto& l : p.location()) {
+    if (l.id() == id) return l;
+  }
+  FAIL("location id " << id << " is not defined");
+  return p.location(0);
+}
+
+const perftools::profiles::Function& FindFunction(const Profile& p, uint64_t id) {
+  for (const auto& f : p.function()) {
+    if (f.id() == id) return f;
+  }
+  FAIL("function id " << id << " is not defined");
+  return p.function(0);
+}
+
+}  // namespace
+
+std::vector<std::string> FrameNames(const Profile& p, const Sample& s) {
+  std::vector<std::string> names;
+  for (uint64_t id : s.location_id()) {
+    const auto& loc = FindLocation(p, id);
+    names.push_back(loc.line_size() == 0
+                        ? std::string()
+                        : Str(p, FindFunction(p, loc.line(0).function_id()).name()));
+  }
+  return names;
+}
+
+std::vector<std::string> LabelStrings(const Profile& p, const Sample& s) {
+  std::vector<std::string> out;
+  for (const auto& l : s.label()) {
+    std::string text = Str(p, l.key()) + "=";
+    if (l.str() != 0) {
+      text += Str(p, l.str());
+    } else {
+      text += std::to_string(l.num());
+      if (l.num_unit() != 0) text += "[" + Str(p, l.num_unit()) + "]";
+    }
+    out.push_back(text);
+  }
+  return out;
+}
+
+std::string StrLabel(const Profile& p, const Sample& s, const std::string& key) {
+  for (const auto& l : s.label()) {
+    if (Str(p, l.key()) == key) return Str(p, l.str());
+  }
+  return "";
+}
+
+std::vector<std::string> SampleTypes(const Profile& p) {
+  std::vector<std::string> out;
+  for (const auto& t : p.sample_type()) {
+    out.push_back(Str(p, t.type()) + "/" + Str(p, t.unit()));
+  }
+  return out;
+}
+
+void CheckInvariants(const Profile& p) {
+  REQUIRE(p.string_table_size() >= 1);
+  REQUIRE(p.string_table(0).empty());
+  std::vector<bool> used(static_cast<size_t>(p.string_table_size()), false);
+  used[0] = true;
+  auto use = [&](int64_t index) {
+    REQUIRE(index >= 0);
+    REQUIRE(index < p.string_table_size());
+    used[static_cast<size_t>(index)] = true;
+  };
+  std::set<std::string> distinct(p.string_table().begin(), p.string_table().end());
+  CHECK(distinct.size() == static_cast<size_t>(p.string_table_size()));
+
+  std::set<uint64_t> mapping_ids, function_ids, location_ids;
+  for (const auto& m : p.mapping()) {
+    REQUIRE(m.id() != 0);
+    REQUIRE(mapping_ids.insert(m.id()).second);
+    use(m.filename());
+    use(m.build_id());
+  }
+  for (const auto& f : p.function()) {
+    REQUIRE(f.id() != 0);
+    REQUIRE(function_ids.insert(f.id()).second);
+    use(f.name());
+    use(f.system_name());
+    use(f.filename());
+  }
+  std::set<uint64_t> used_mappings, used_functions, used_locations;
+  for (const auto& l : p.location()) {
+    REQUIRE(l.id() != 0);
+    REQUIRE(location_ids.insert(l.id()).second);
+    if (l.mapping_id() != 0) {
+      REQUIRE(mapping_ids.count(l.mapping_id()) == 1);
+      used_mappings.insert(l.mapping_id());
+    }
+    for (const auto& line : l.line()) {
+      REQUIRE(function_ids.count(line.function_id()) == 1);
+      used_functions.insert(line.function_id());
+    }
+  }
+  for (const auto& t : p.sample_type()) {
+    use(t.type());
+    use(t.unit());
+  }
+  use(p.period_type().type());
+  use(p.period_type().unit());
+  for (const auto& s : p.sample()) {
+    REQUIRE(s.value_size() == p.sample_type_size());
+    for (uint64_t id : s.location_id()) {
+      REQUIRE(location_ids.count(id) == 1);
+      used_locations.insert(id);
+    }
+    std::set<int64_t> keys;
+    for (const auto& l : s.label()) {
+      REQUIRE(l.key() != 0);
+      REQUIRE(keys.insert(l.key()).second);  // keys are unique per sample
+      use(l.key());
+      use(l.str());
+      use(l.num_unit());
+    }
+  }
+  for (int64_t c : p.comment()) use(c);
+  use(p.drop_frames());
+  use(p.keep_frames());
+  use(p.default_sample_type());
+  // Nothing unreferenced is written.
+  CHECK(used_locations.size() == location_ids.size());
+  CHECK(used_functions.size() == function_ids.size());
+  CHECK(used_mappings.size() == mapping_ids.size());
+  for (size_t i = 0; i < used.size(); ++i) {
+    INFO("string_table[" << i << "] = \"" << p.string_table(static_cast<int>(i)) << "\"");
+    CHECK(used[i]);
+  }
+}
+
+}  // namespace stackrec_test

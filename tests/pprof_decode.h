@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The test oracle: decompresses what stackrec wrote and parses it with the
+// protobuf classes generated from src/profile.proto, plus small accessors
+// that turn ids back into names.
+#ifndef STACKREC_TESTS_PPROF_DECODE_H_
+#define STACKREC_TESTS_PPROF_DECODE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profile.pb.h"
+
+namespace stackrec_test {
+
+using perftools::profiles::Profile;
+using perftools::profiles::Sample;
+
+enum class Format { kGzip, kZstd, kNone };
+
+// Detects the format by its magic bytes (gzip 1f 8b, zstd 28 b5 2f fd).
+Format DetectFormat(const std::string& bytes);
+
+// Decompresses `bytes` (any of the three formats). Fails the current test on
+// corrupt input.
+std::string Decompress(const std::string& bytes);
+
+// Decompresses and parses; fails the current test if the bytes are not a
+// valid, complete pprof message.
+Profile Decode(const std::string& bytes);
+Profile Decode(const uint8_t* data, size_t size);
+
+// string_table[index], checking the index is in range.
+std::string Str(const Profile& p, int64_t index);
+
+// Function names of a sample's frames, leaf first ("" for an address-only
+// location).
+std::vector<std::string> FrameNames(const Profile& p, const Sample& s);
+
+// A sample's labels as "key=str" or "key=num[unit]" strings, in order.
+std::vector<std::string> LabelStrings(const Profile& p, const Sample& s);
+
+// The string value of label `key` on `s`, or "" if absent.
+std::string StrLabel(const Profile& p, const Sample& s, const std::string& key);
+
+// Sample types as "type/unit".
+std::vector<std::string> SampleTypes(const Profile& p);
+
+// Checks the structural invariants every stackrec output must keep (string 0
+// is "", ids non-zero, unique and resolvable, every string referenced, every
+// entity referenced) and fails the current test otherwise.
+void CheckInvariants(const Profile& p);
+
+}  // namespace stackrec_test
+
+#endif  // STACKREC_TESTS_PPROF_DECODE_H_

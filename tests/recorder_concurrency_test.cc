@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The recorder under real concurrency: samplers racing a serializer that
+// flips every millisecond, and fork() in the middle of it all. Run under
+// the tsan preset in CI.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+
+namespace {
+
+struct RecorderDeleter {
+  void operator()(stackrec_recorder* r) const { stackrec_recorder_free(r); }
+};
+using RecorderPtr = std::unique_ptr<stackrec_recorder, RecorderDeleter>;
+
+RecorderPtr NewRecorder() {
+  Options o;
+  stackrec_recorder* r = nullptr;
+  REQUIRE(stackrec_recorder_new(&o.opts, &r) == STACKREC_OK);
+  return RecorderPtr(r);
+}
+
+// Sums every sample's values of one encoded profile into `totals`.
+void AddTotals(const stackrec_encoded* e, std::vector<int64_t>* totals) {
+  const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+  for (const auto& s : p.sample()) {
+    for (int i = 0; i < s.value_size(); ++i) (*totals)[static_cast<size_t>(i)] += s.value(i);
+  }
+}
+
+// A sampler's sample number `i`: one of 64 stacks, one of 4 label sets.
+void MakeSample(int thread, uint64_t i, SampleBuilder* b) {
+  b->Frame("leaf" + std::to_string(i % 64)).Frame("thread" + std::to_string(thread));
+  b->Values({static_cast<int64_t>(i % 1000), 1, 7});
+  b->NumLabel("thread id", thread).NumLabel("local root span id", static_cast<int64_t>(i % 4) + 1);
+}
+
+}  // namespace
+
+TEST_CASE("samplers and a serializer flipping every millisecond lose nothing") {
+  auto recorder = NewRecorder();
+  constexpr int kSamplers = 2;
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<int64_t>> recorded(kSamplers, std::vector<int64_t>(3, 0));
+  std::vector<uint64_t> failures(kSamplers, 0);
+  std::vector<std::thread> samplers;
+  for (int t = 0; t < kSamplers; ++t) {
+    samplers.emplace_back([&, t] {
+      for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        SampleBuilder b;
+        MakeSample(t, i, &b);
+        if (i % 50 == 0) {
+          const std::string endpoint = "GET /" + std::to_string(i % 4);
+          if (stackrec_recorder_record_endpoint(recorder.get(), i % 4 + 1, S(endpoint)) !=
+              STACKREC_OK) {
+            failures[t]++;
+          }
+        }
+        if (stackrec_recorder_record(recorder.get(), &b.Get()) != STACKREC_OK) {
+          failures[t]++;
+          continue;
+        }
+        recorded[t][0] += static_cast<int64_t>(i % 1000);
+        recorded[t][1] += 1;
+        recorded[t][2] += 7;
+      }
+    });
+  }
+
+  std::vector<int64_t> serialized(3, 0);
+  int profiles = 0;
+  int64_t previous_end = 0;
+  bool tiled = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    if (previous_end != 0 && stackrec_encoded_start_ns(e) != previous_end) tiled = false;
+    previous_end = stackrec_encoded_end_ns(e);
+    AddTotals(e, &serialized);
+    ++profiles;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop = true;
+  for (auto& t : samplers) t.join();
+  stackrec_encoded* last = nullptr;
+  REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &last) == STACKREC_OK);
+  EncodedPtr owned_last(last);
+  AddTotals(last, &serialized);
+
+  std::vector<int64_t> expected(3, 0);
+  for (const auto& r : recorded) {
+    for (size_t i = 0; i < 3; ++i) expected[i] += r[i];
+  }
+  INFO("profiles: " << profiles << ", samples: " << expected[1]);
+  CHECK(failures == std::vector<uint64_t>(kSamplers, 0));
+  CHECK(profiles > 100);
+  CHECK(expected[1] > 1000);
+  CHECK(serialized == expected);
+  CHECK(tiled);
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(recorder.get(), &stats) == STACKREC_OK);
+  CHECK(stats.samples_recorded == static_cast<uint64_t>(expected[1]));
+  CHECK(stats.serializations_ok == static_cast<uint64_t>(profiles) + 1);
+  CHECK(stats.records_rejected == 0);
+}
+
+namespace {
+
+// Runs in a fork() child: the recorder must come back empty and work.
+// Returns the child's exit code: 0 when everything checked out.
+int ChildChecks(stackrec_recorder* recorder) {
+  if (stackrec_recorder_reset_after_fork(recorder) != STACKREC_OK) return 10;
+  SampleBuilder b;
+  b.Frame("child_leaf").Frame("child_root").Values({11, 1, 22}).NumLabel("thread id", 99);
+  for (int i = 0; i < 3; ++i) {
+    if (stackrec_recorder_record(recorder, &b.Get()) != STACKREC_OK) return 11;
+  }
+  stackrec_encoded* e = nullptr;
+  if (stackrec_recorder_serialize(recorder, nullptr, &e) != STACKREC_OK) return 12;
+  const std::string bytes(reinterpret_cast<const char*>(stackrec_encoded_data(e)),
+                          stackrec_encoded_size(e));
+  stackrec_encoded_free(e);
+  Profile p;
+  try {
+    p = Decode(bytes);
+  } catch (...) {
+    return 13;
+  }
+  if (p.sample_size() != 1) return 14;  // nothing of the parent's
+  if (p.sample(0).value(0) != 33 || p.sample(0).value(1) != 3 || p.sample(0).value(2) != 66) {
+    return 15;
+  }
+  if (FrameNames(p, p.sample(0)) != std::vector<std::string>{"child_leaf", "child_root"}) {
+    return 16;
+  }
+  stackrec_stats stats{};
+  if (stackrec_recorder_stats(recorder, &stats) != STACKREC_OK) return 17;
+  if (stats.serializations_ok != 1 || stats.samples_recorded != 3) return 18;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("fork while other threads record and serialize leaves the child a working recorder") {
+  auto recorder = NewRecorder();
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        SampleBuilder b;
+        MakeSample(t, i, &b);
+        (void)stackrec_recorder_record(recorder.get(), &b.Get());
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      stackrec_encoded* e = nullptr;
+      if (stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK) {
+        stackrec_encoded_free(e);
+      }
+    }
+  });
+
+  constexpr int kForks = 30;
+  int ok_children = 0;
+  for (int i = 0; i < kForks; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) _exit(ChildChecks(recorder.get()));
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    INFO("fork " << i << ": wait status " << status);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ++ok_children;
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  CHECK(ok_children == kForks);
+  // The parent's recorder is unaffected by its children.
+  stackrec_encoded* e = nullptr;
+  REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+  EncodedPtr owned(e);
+  CheckInvariants(Decode(stackrec_encoded_data(e), stackrec_encoded_size(e)));
+}

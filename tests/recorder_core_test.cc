@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Tests of the C++ core that need more control than the C API gives: an
+// injected clock to hold a serialization open.
+#include <atomic>
+#include <thread>
+
+#include "catch2/catch.hpp"
+#include "pprof_decode.h"
+#include "recorder.h"
+
+using namespace stackrec_test;
+
+namespace {
+
+// A clock for stackrec::Recorder::Serialize that stops inside the
+// serialization until released, so a test can call Serialize meanwhile.
+std::atomic<bool> clock_entered{false};
+std::atomic<bool> clock_release{false};
+int64_t BlockingClock() {
+  clock_entered.store(true);
+  while (!clock_release.load()) std::this_thread::yield();
+  return 1000;
+}
+int64_t FixedClock() { return 2000; }
+
+}  // namespace
+
+TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the first") {
+  stackrec::ProfileOptions options;
+  options.sample_types = {{"cpu-samples", "count"}};
+  stackrec::Recorder recorder(options, 500);
+  stackrec::LocationView frame;
+  frame.function.name = "f";
+  const int64_t one = 1;
+  stackrec::SampleView sample;
+  sample.locations = absl::MakeConstSpan(&frame, 1);
+  sample.values = absl::MakeConstSpan(&one, 1);
+  REQUIRE(recorder.Record(sample).ok());
+
+  clock_entered = false;
+  clock_release = false;
+  stackrec::EncodedProfile first;
+  stackrec::Status first_status;
+  std::thread serializer([&] {
+    first_status = recorder.Serialize({}, &BlockingClock, &first);
+  });
+  while (!clock_entered.load()) std::this_thread::yield();
+  stackrec::EncodedProfile second;
+  const stackrec::Status busy = recorder.Serialize({}, &FixedClock, &second);
+  CHECK(busy.code() == stackrec::Code::kBusy);
+  CHECK(std::string(stackrec::LastErrorMessage()).find("another thread is serializing") !=
+        std::string::npos);
+  CHECK(second.bytes.empty());
+  clock_release = true;
+  serializer.join();
+
+  REQUIRE(first_status.ok());
+  CHECK(first.start_ns == 500);
+  CHECK(first.end_ns == 1000);
+  const Profile out = Decode(first.bytes);
+  REQUIRE(out.sample_size() == 1);
+  CHECK(out.sample(0).value(0) == 1);
+  // Afterwards serialization works again, starting at the first one's end.
+  stackrec::EncodedProfile third;
+  REQUIRE(recorder.Serialize({}, &FixedClock, &third).ok());
+  CHECK(third.start_ns == 1000);
+  CHECK(third.end_ns == 2000);
+  CHECK(Decode(third.bytes).sample_size() == 0);
+}
+
