@@ -124,15 +124,22 @@ void Profile::Reset(int64_t start_ns, ResetMode mode) {
   stacks_.Clear(keep);
   label_sets_.Clear(keep);
   const size_t keys = key_index_.size();
+  const size_t stacks = stack_cache_.size(), label_sets = label_cache_.size();
   if (keep) {
     key_index_.clear();
     key_index_.reserve(keys);
+    stack_cache_.clear();
+    stack_cache_.reserve(stacks);
+    label_cache_.clear();
+    label_cache_.reserve(label_sets);
     keys_.clear();
     values_.clear();
     timed_.clear();
     timed_values_.clear();
   } else {
     key_index_ = {};
+    stack_cache_ = {};
+    label_cache_ = {};
     std::vector<Key>().swap(keys_);
     std::vector<int64_t>().swap(values_);
     std::vector<Timed>().swap(timed_);
@@ -247,8 +254,20 @@ Status Profile::Add(const SampleView& sample) {
   }
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
   uint32_t stack, labels;
-  STACKREC_RETURN_IF_ERROR(InternStack(sample.locations, &stack));
-  STACKREC_RETURN_IF_ERROR(InternLabels(sample.labels, &labels));
+  const Fingerprint stack_fp = FingerprintFrames(sample.locations);
+  if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
+    stack = it->second;
+  } else {
+    STACKREC_RETURN_IF_ERROR(InternStack(sample.locations, &stack));
+    stack_cache_.emplace(stack_fp, stack);
+  }
+  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+  if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
+    labels = it->second;
+  } else {
+    STACKREC_RETURN_IF_ERROR(InternLabels(sample.labels, &labels));
+    label_cache_.emplace(labels_fp, labels);
+  }
 
   scratch_values_.clear();
   for (size_t i = 0; i < declared; ++i) {

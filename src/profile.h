@@ -20,39 +20,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "fingerprint.h"
 #include "intern_tables.h"
+#include "sample_view.h"
 #include "status.h"
 #include "string_table.h"
 
 namespace stackrec {
-
-// ---- Input: borrowed views, valid for one call ----------------------------
-
-struct MappingView {
-  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
-  absl::string_view filename, build_id;
-};
-struct FunctionView {
-  absl::string_view name, system_name, filename;
-  int64_t start_line = 0;
-};
-struct LocationView {
-  MappingView mapping;
-  FunctionView function;
-  uint64_t address = 0;
-  int64_t line = 0;
-};
-struct LabelView {
-  absl::string_view key, str;
-  int64_t num = 0;
-  absl::string_view num_unit;
-};
-struct SampleView {
-  absl::Span<const LocationView> locations;
-  absl::Span<const int64_t> values;
-  absl::Span<const LabelView> labels;
-  int64_t timestamp_ns = 0;
-};
 
 struct ValueType {
   std::string type, unit;
@@ -234,6 +208,11 @@ class Profile {
   std::vector<Timed> timed_;
   std::vector<int64_t> timed_values_;
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
+
+  // Fingerprint of a sample's frames (labels) -> its stack (label set) id:
+  // the fast path of Add for input seen before (see fingerprint.h).
+  absl::flat_hash_map<Fingerprint, uint32_t> stack_cache_;
+  absl::flat_hash_map<Fingerprint, uint32_t> label_cache_;
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
   std::pair<StringId, StringId> period_type_ids_;

@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // What merges and what does not.
+#include <cstring>
 #include <limits>
 
 #include "catch2/catch.hpp"
@@ -154,4 +155,49 @@ TEST_CASE("serialize does not reset, and samples keep aggregating after it") {
   CHECK(first.sample(0).value(0) == 1);
   REQUIRE(second.sample_size() == 1);
   CHECK(second.sample(0).value(0) == 2);
+}
+
+TEST_CASE("a caller reusing one buffer for different strings gets distinct samples") {
+  auto p = NewProfile();
+  char name[16];
+  char label[16];
+  stackrec_location frame{};
+  frame.function.name = stackrec_str{name, 5};
+  stackrec_label l{};
+  l.key = S("k");
+  l.str = stackrec_str{label, 3};
+  const int64_t values[3] = {1, 1, 1};
+  stackrec_sample s{};
+  s.locations = &frame;
+  s.locations_len = 1;
+  s.values = values;
+  s.values_len = 3;
+  s.labels = &l;
+  s.labels_len = 1;
+  for (const char* text : {"alpha", "bravo", "alpha", "bravo", "bravo"}) {
+    std::memcpy(name, text, 5);
+    std::memcpy(label, text, 3);
+    REQUIRE(stackrec_profile_add(p.get(), &s) == STACKREC_OK);
+  }
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 2);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"alpha"});
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"k=alp"});
+  CHECK(out.sample(0).value(0) == 2);
+  CHECK(FrameNames(out, out.sample(1)) == Strings{"bravo"});
+  CHECK(LabelStrings(out, out.sample(1)) == Strings{"k=bra"});
+  CHECK(out.sample(1).value(0) == 3);
+}
+
+TEST_CASE("where one string ends and the next begins is part of a sample's identity") {
+  auto p = NewProfile();
+  SampleBuilder a, b, c, d;
+  a.Frame("ab", "c").Values({1, 0, 0});
+  b.Frame("a", "bc").Values({2, 0, 0});
+  c.Frame("x").Values({4, 0, 0}).Label("ab", "c");
+  d.Frame("x").Values({8, 0, 0}).Label("a", "bc");
+  for (auto* s : {&a, &b, &c, &d}) Add(p.get(), *s);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 4);
+  for (int i = 0; i < 4; ++i) CHECK(out.sample(i).value(0) == (1 << i));
 }

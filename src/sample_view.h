@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The C++ shape of a sample as a caller hands it in: borrowed views, valid
+// for one call. c_api.cc converts stackrec.h's structs into these.
+#ifndef STACKREC_SRC_SAMPLE_VIEW_H_
+#define STACKREC_SRC_SAMPLE_VIEW_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace stackrec {
+
+struct MappingView {
+  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
+  absl::string_view filename, build_id;
+};
+struct FunctionView {
+  absl::string_view name, system_name, filename;
+  int64_t start_line = 0;
+};
+struct LocationView {
+  MappingView mapping;
+  FunctionView function;
+  uint64_t address = 0;
+  int64_t line = 0;
+};
+struct LabelView {
+  absl::string_view key, str;
+  int64_t num = 0;
+  absl::string_view num_unit;
+};
+struct SampleView {
+  absl::Span<const LocationView> locations;
+  absl::Span<const int64_t> values;
+  absl::Span<const LabelView> labels;
+  int64_t timestamp_ns = 0;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_SAMPLE_VIEW_H_
