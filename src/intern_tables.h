@@ -56,17 +56,9 @@ class ValueTable {
   const T& Get(uint32_t id) const { return items_[id]; }
   size_t size() const { return items_.size(); }
 
-  // keep_capacity: leave room for as many entries as there were.
-  void Clear(bool keep_capacity = false) {
-    const size_t n = items_.size();
-    if (keep_capacity) {
-      items_.clear();
-      index_.clear();  // absl frees large tables here; reserve re-allocates
-      index_.reserve(n);
-    } else {
-      std::vector<T>().swap(items_);
-      index_ = {};
-    }
+  void Clear() {
+    std::vector<T>().swap(items_);
+    index_ = {};
     items_.push_back(T{});
     index_.emplace(T{}, 0);
   }
@@ -103,19 +95,10 @@ class SpanTable {
   }
   size_t size() const { return offsets_.size() - 1; }
 
-  // keep_capacity: leave room for as many sequences as there were.
-  void Clear(bool keep_capacity = false) {
-    const size_t n = offsets_.size();
-    if (keep_capacity) {
-      pool_.clear();
-      offsets_.clear();
-      index_.clear();
-      index_.reserve(n);
-    } else {
-      std::vector<E>().swap(pool_);
-      std::vector<uint32_t>().swap(offsets_);
-      index_ = absl::flat_hash_set<uint32_t, Hash, Eq>(0, Hash{this}, Eq{this});
-    }
+  void Clear() {
+    std::vector<E>().swap(pool_);
+    std::vector<uint32_t>().swap(offsets_);
+    index_ = absl::flat_hash_set<uint32_t, Hash, Eq>(0, Hash{this}, Eq{this});
     offsets_.push_back(0);
     Intern({});  // id 0: the empty sequence
   }

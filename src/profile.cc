@@ -115,39 +115,100 @@ void Profile::InternConstants() {
   trace_endpoint_key_ = intern(kTraceEndpointKey);
 }
 
-void Profile::Reset(int64_t start_ns, ResetMode mode) {
-  const bool keep = mode == kKeepCapacity;
-  strings_.Clear(keep);
-  mappings_.Clear(keep);
-  functions_.Clear(keep);
-  locations_.Clear(keep);
-  stacks_.Clear(keep);
-  label_sets_.Clear(keep);
-  const size_t keys = key_index_.size();
-  const size_t stacks = stack_cache_.size(), label_sets = label_cache_.size();
-  if (keep) {
-    key_index_.clear();
-    key_index_.reserve(keys);
-    stack_cache_.clear();
-    stack_cache_.reserve(stacks);
-    label_cache_.clear();
-    label_cache_.reserve(label_sets);
-    keys_.clear();
-    values_.clear();
-    timed_.clear();
-    timed_values_.clear();
-  } else {
-    key_index_ = {};
-    stack_cache_ = {};
-    label_cache_ = {};
-    std::vector<Key>().swap(keys_);
-    std::vector<int64_t>().swap(values_);
-    std::vector<Timed>().swap(timed_);
-    std::vector<int64_t>().swap(timed_values_);
-  }
+void Profile::Reset(int64_t start_ns) {
+  strings_.Clear();
+  mappings_.Clear();
+  functions_.Clear();
+  locations_.Clear();
+  stacks_.Clear();
+  label_sets_.Clear();
+  key_index_ = {};
+  stack_cache_ = {};
+  label_cache_ = {};
+  std::vector<Key>().swap(keys_);
+  std::vector<int64_t>().swap(values_);
+  std::vector<Timed>().swap(timed_);
+  std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
   start_ns_ = start_ns;
   InternConstants();
+}
+
+std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
+  auto next = std::make_unique<Profile>(options_, start_ns);
+  constexpr uint32_t kNotYet = ~uint32_t{0};
+  // Old id -> id in `next`, filled as entries are first reached.
+  std::vector<uint32_t> strings(strings_.size(), kNotYet);
+  std::vector<uint32_t> mappings(mappings_.size(), kNotYet);
+  std::vector<uint32_t> functions(functions_.size(), kNotYet);
+  std::vector<uint32_t> locations(locations_.size(), kNotYet);
+  std::vector<uint32_t> stacks(stacks_.size(), kNotYet);
+  std::vector<uint32_t> label_sets(label_sets_.size(), kNotYet);
+  strings[0] = mappings[0] = functions[0] = locations[0] = 0;
+
+  auto string = [&](StringId id) {
+    if (strings[id] == kNotYet) {
+      // Already valid UTF-8: interning cannot fail.
+      const bool valid = next->strings_.Intern(strings_.Get(id), &strings[id]);
+      (void)valid;
+    }
+    return strings[id];
+  };
+  auto location = [&](uint32_t id) {
+    if (locations[id] != kNotYet) return locations[id];
+    Location loc = locations_.Get(id);
+    if (mappings[loc.mapping] == kNotYet) {
+      Mapping m = mappings_.Get(loc.mapping);
+      m.filename = string(m.filename);
+      m.build_id = string(m.build_id);
+      mappings[loc.mapping] = next->mappings_.Intern(m);
+    }
+    if (functions[loc.function] == kNotYet) {
+      Function f = functions_.Get(loc.function);
+      f.name = string(f.name);
+      f.system_name = string(f.system_name);
+      f.filename = string(f.filename);
+      functions[loc.function] = next->functions_.Intern(f);
+    }
+    loc.mapping = mappings[loc.mapping];
+    loc.function = functions[loc.function];
+    return locations[id] = next->locations_.Intern(loc);
+  };
+  std::vector<uint32_t> frames;
+  auto stack = [&](uint32_t id) {
+    if (stacks[id] != kNotYet) return;
+    frames.clear();
+    for (uint32_t loc : stacks_.Get(id)) frames.push_back(location(loc));
+    stacks[id] = next->stacks_.Intern(frames);
+  };
+  std::vector<Label> labels;
+  auto label_set = [&](uint32_t id) {
+    if (label_sets[id] != kNotYet) return;
+    labels.clear();
+    for (Label l : label_sets_.Get(id)) {
+      l.key = string(l.key);
+      l.str = string(l.str);
+      l.num_unit = string(l.num_unit);
+      labels.push_back(l);
+    }
+    label_sets[id] = next->label_sets_.Intern(labels);
+  };
+  for (const Key& k : keys_) {
+    stack(k.stack);
+    label_set(k.labels);
+  }
+  for (const Timed& t : timed_) {
+    stack(t.stack);
+    label_set(t.labels);
+  }
+  for (const auto& [fingerprint, id] : stack_cache_) {
+    if (stacks[id] != kNotYet) next->stack_cache_.emplace(fingerprint, stacks[id]);
+  }
+  for (const auto& [fingerprint, id] : label_cache_) {
+    if (label_sets[id] != kNotYet) next->label_cache_.emplace(fingerprint, label_sets[id]);
+  }
+  next->key_index_.reserve(key_index_.size());
+  return next;
 }
 
 Status Profile::InternString(absl::string_view s, const char* what,

@@ -120,11 +120,15 @@ class Profile {
   Status Add(const SampleView& sample);
   Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   // Drops all samples, endpoints and interned data; the interval restarts.
-  // kFreeMemory returns the tables' memory; kKeepCapacity keeps room for as
-  // many entries as they held, so a profile of the same shape fills them
-  // again without rehashing (what a recorder slot wants).
-  enum ResetMode { kFreeMemory, kKeepCapacity };
-  void Reset(int64_t start_ns, ResetMode mode = kFreeMemory);
+  void Reset(int64_t start_ns);
+  // A new, empty profile starting at start_ns that already holds the
+  // strings, functions, mappings, locations, stacks and label sets this
+  // one's samples use, with their fingerprints, and room for as many keys.
+  // What a recorder slot becomes after serialization: the next profile
+  // finds its recurring stacks without interning them again, and entries
+  // no sample used are gone, so a program whose code keeps changing does
+  // not make the tables grow forever.
+  std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
 
   // ---- Read side, for the encoder and for tests --------------------------

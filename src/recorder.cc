@@ -59,6 +59,7 @@
 #include "recorder.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -75,6 +76,28 @@ std::vector<Profile*>* AbandonedProfiles() {
   static auto* abandoned = new std::vector<Profile*>();
   return abandoned;
 }
+
+// Replaces *profile by its carry-over or, if memory for that is short,
+// resets it in place.
+void CarryOverOrReset(std::unique_ptr<Profile>* profile, int64_t start_ns) {
+  try {
+    *profile = (*profile)->CarryOver(start_ns);
+  } catch (const std::bad_alloc&) {
+    (*profile)->Reset(start_ns);
+  }
+}
+
+// Ends the serializer's turn however Serialize exits, exceptions included.
+class SerializerTurn {
+ public:
+  explicit SerializerTurn(std::atomic<bool>* serializing) : serializing_(serializing) {}
+  ~SerializerTurn() { serializing_->store(false, std::memory_order_release); }
+  SerializerTurn(const SerializerTurn&) = delete;
+  SerializerTurn& operator=(const SerializerTurn&) = delete;
+
+ private:
+  std::atomic<bool>* serializing_;
+};
 
 }  // namespace
 
@@ -136,6 +159,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     return Error(Code::kBusy,
                  "recorder: another thread is serializing this recorder");
   }
+  SerializerTurn turn(&serializing_);
   const uint32_t old_index = active_.load(std::memory_order_relaxed);
   Slot& old = slots_[old_index];
   Slot& next = slots_[1 - old_index];
@@ -200,16 +224,16 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   }
   if (status.ok()) {
-    // Keep the tables' capacity: the next profile is likely as large, and
-    // growing tables mid-profile would make samplers pay for rehashing.
-    profile.Reset(flip_ns, Profile::kKeepCapacity);
+    // The slot's next profile starts with what this one used, so samplers
+    // do not intern the program's recurring stacks again after every flip
+    // (see Profile::CarryOver); the rest is freed.
+    CarryOverOrReset(&old.profile, flip_ns);
     carried_endpoints_ = std::move(own_endpoints);
   } else {
     // Nothing recorded is dropped: the samples stay in the slot and are
     // reported, with the old start, by a later serialization.
     out->bytes.clear();
   }
-  serializing_.store(false, std::memory_order_release);
   return status;
 }
 
@@ -228,7 +252,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
       AbandonedProfiles()->push_back(slot.profile.release());
       slot.profile = std::make_unique<Profile>(options_, now_ns);
     } else {
-      slot.profile->Reset(now_ns, Profile::kFreeMemory);
+      slot.profile->Reset(now_ns);
     }
     slot.in_flight.store(0, std::memory_order_relaxed);
     slot.lock.ForceUnlockAfterFork();

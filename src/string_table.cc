@@ -19,27 +19,12 @@ constexpr size_t kChunkBytes = 64 * 1024;
 
 StringTable::StringTable() { Clear(); }
 
-void StringTable::Clear(bool keep_capacity) {
-  const size_t n = strings_.size();
-  if (keep_capacity && !chunks_.empty() && chunk_size_.front() == kChunkBytes) {
-    chunks_.resize(1);
-    chunk_size_.resize(1);
-    chunk_pos_ = chunks_.front().get();
-    chunk_left_ = kChunkBytes;
-  } else {
-    chunks_.clear();
-    chunk_size_.clear();
-    chunk_pos_ = nullptr;
-    chunk_left_ = 0;
-  }
-  if (keep_capacity) {
-    strings_.clear();
-    index_.clear();
-    index_.reserve(n);
-  } else {
-    std::vector<absl::string_view>().swap(strings_);
-    index_ = {};
-  }
+void StringTable::Clear() {
+  chunks_.clear();
+  chunk_pos_ = nullptr;
+  chunk_left_ = 0;
+  std::vector<absl::string_view>().swap(strings_);
+  index_ = {};
   strings_.emplace_back();
   index_.emplace(absl::string_view(), 0);
 }
@@ -48,7 +33,6 @@ absl::string_view StringTable::Copy(absl::string_view s) {
   if (s.size() > chunk_left_) {
     const size_t size = std::max(kChunkBytes, s.size());
     chunks_.push_back(std::make_unique<char[]>(size));
-    chunk_size_.push_back(size);
     chunk_pos_ = chunks_.back().get();
     chunk_left_ = size;
   }

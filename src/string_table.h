@@ -37,15 +37,13 @@ class StringTable {
   absl::string_view Get(StringId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
 
-  // Drops every string but "". keep_capacity keeps the index's room and one
-  // arena chunk; otherwise all memory goes back to the allocator.
-  void Clear(bool keep_capacity = false);
+  // Drops every string but "" and returns the memory to the allocator.
+  void Clear();
 
  private:
   absl::string_view Copy(absl::string_view s);
 
   std::vector<std::unique_ptr<char[]>> chunks_;
-  std::vector<size_t> chunk_size_;
   char* chunk_pos_ = nullptr;
   size_t chunk_left_ = 0;
   std::vector<absl::string_view> strings_;

@@ -232,3 +232,28 @@ TEST_CASE("bad recorder input gets a status and a message, and recorded data sta
         std::vector<int64_t>{1, 2, 3});
   CHECK(StrLabel(t.profile, t.profile.sample(0), "trace endpoint") == "GET /kept");
 }
+
+TEST_CASE("what a slot carries over between its profiles never shows in a later profile") {
+  Options o;
+  auto r = NewRecorder(o.opts);
+  // Each profile uses functions of its own; slots alternate, so profile 3
+  // reuses the slot of profile 1, which carried profile 1's functions over.
+  for (int round = 0; round < 6; ++round) {
+    SampleBuilder b, shared;
+    b.Frame("only_in_" + std::to_string(round), "f" + std::to_string(round) + ".rb", round)
+        .Values({round, 1, 1})
+        .Label("round", std::to_string(round));
+    shared.Frame("every_round").Values({1, 1, 1});
+    Record(r.get(), b);
+    Record(r.get(), shared);
+    const Taken t = Take(r.get());  // CheckInvariants: nothing unreferenced
+    REQUIRE(t.profile.sample_size() == 2);
+    CHECK(FrameNames(t.profile, t.profile.sample(0)) ==
+          Strings{"only_in_" + std::to_string(round)});
+    CHECK(LabelStrings(t.profile, t.profile.sample(0)) ==
+          Strings{"round=" + std::to_string(round)});
+    CHECK(FrameNames(t.profile, t.profile.sample(1)) == Strings{"every_round"});
+    CHECK(t.profile.function_size() == 2);
+    CHECK(t.profile.sample(0).value(0) == round);
+  }
+}
