@@ -118,15 +118,21 @@ class Lanes {
 
 }  // namespace
 
-Fingerprint FingerprintFrames(absl::Span<const LocationView> frames) {
+Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
+                              uint64_t* frame_hashes) {
   Lanes lanes;
   lanes.Add(frames.size(), 0x4b33a62ed433d4a3ull);
   // Frame hashes are independent of each other; only this fold is a chain.
   size_t i = 0;
   for (; i + 2 <= frames.size(); i += 2) {
-    lanes.Add(HashFrame(frames[i]), HashFrame(frames[i + 1]));
+    frame_hashes[i] = HashFrame(frames[i]);
+    frame_hashes[i + 1] = HashFrame(frames[i + 1]);
+    lanes.Add(frame_hashes[i], frame_hashes[i + 1]);
   }
-  if (i < frames.size()) lanes.Add(HashFrame(frames[i]), 0);
+  if (i < frames.size()) {
+    frame_hashes[i] = HashFrame(frames[i]);
+    lanes.Add(frame_hashes[i], 0);
+  }
   return lanes.Finish();
 }
 

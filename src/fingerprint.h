@@ -39,8 +39,11 @@ struct Fingerprint {
 
 // Fingerprints of a sample's frames and of its labels. Every field takes
 // part, string lengths included, so that ("ab", "c") and ("a", "bc")
-// differ.
-Fingerprint FingerprintFrames(absl::Span<const LocationView> frames);
+// differ. FingerprintFrames also stores each frame's 64-bit hash in
+// frame_hashes[0, frames.size()), which finds a known frame when the stack
+// as a whole is new.
+Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
+                              uint64_t* frame_hashes);
 Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 
 }  // namespace stackrec

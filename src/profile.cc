@@ -125,6 +125,7 @@ void Profile::Reset(int64_t start_ns) {
   key_index_ = {};
   stack_cache_ = {};
   label_cache_ = {};
+  frame_cache_ = {};
   std::vector<Key>().swap(keys_);
   std::vector<int64_t>().swap(values_);
   std::vector<Timed>().swap(timed_);
@@ -204,6 +205,9 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   for (const auto& [fingerprint, id] : stack_cache_) {
     if (stacks[id] != kNotYet) next->stack_cache_.emplace(fingerprint, stacks[id]);
   }
+  for (const auto& [hash, id] : frame_cache_) {
+    if (locations[id] != kNotYet) next->frame_cache_.emplace(hash, locations[id]);
+  }
   for (const auto& [fingerprint, id] : label_cache_) {
     if (label_sets[id] != kNotYet) next->label_cache_.emplace(fingerprint, label_sets[id]);
   }
@@ -219,10 +223,14 @@ Status Profile::InternString(absl::string_view s, const char* what,
 }
 
 Status Profile::InternStack(absl::Span<const LocationView> frames,
-                            uint32_t* id) {
+                            const uint64_t* frame_hashes, uint32_t* id) {
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
+    if (auto it = frame_cache_.find(frame_hashes[i]); it != frame_cache_.end()) {
+      scratch_locations_.push_back(it->second);
+      continue;
+    }
     const LocationView& f = frames[i];
     Location loc;
     loc.address = f.address;
@@ -250,7 +258,9 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
           f.function.filename, kWhat, i, "function.filename", &fn.filename));
       loc.function = functions_.Intern(fn);
     }
-    scratch_locations_.push_back(locations_.Intern(loc));
+    const uint32_t location = locations_.Intern(loc);
+    frame_cache_.emplace(frame_hashes[i], location);
+    scratch_locations_.push_back(location);
   }
   *id = stacks_.Intern(scratch_locations_);
   return OkStatus();
@@ -315,11 +325,14 @@ Status Profile::Add(const SampleView& sample) {
   }
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
   uint32_t stack, labels;
-  const Fingerprint stack_fp = FingerprintFrames(sample.locations);
+  scratch_frame_hashes_.resize(sample.locations.size());
+  const Fingerprint stack_fp =
+      FingerprintFrames(sample.locations, scratch_frame_hashes_.data());
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     stack = it->second;
   } else {
-    STACKREC_RETURN_IF_ERROR(InternStack(sample.locations, &stack));
+    STACKREC_RETURN_IF_ERROR(
+        InternStack(sample.locations, scratch_frame_hashes_.data(), &stack));
     stack_cache_.emplace(stack_fp, stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);

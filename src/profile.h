@@ -190,7 +190,9 @@ class Profile {
   Status ValidateLabels(const SampleView& sample) const;
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
-  Status InternStack(absl::Span<const LocationView> frames, uint32_t* id);
+  // `frame_hashes` are the frames' hashes from FingerprintFrames.
+  Status InternStack(absl::Span<const LocationView> frames,
+                     const uint64_t* frame_hashes, uint32_t* id);
   Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
   void InternConstants();
 
@@ -217,6 +219,9 @@ class Profile {
   // the fast path of Add for input seen before (see fingerprint.h).
   absl::flat_hash_map<Fingerprint, uint32_t> stack_cache_;
   absl::flat_hash_map<Fingerprint, uint32_t> label_cache_;
+  // A frame's 64-bit hash -> its location id: the fast path for the known
+  // frames of a new stack.
+  absl::flat_hash_map<uint64_t, uint32_t> frame_cache_;
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
   std::pair<StringId, StringId> period_type_ids_;
@@ -226,6 +231,7 @@ class Profile {
   // Scratch buffers reused across Add calls, so the hot path does not
   // allocate once warmed up.
   std::vector<uint32_t> scratch_locations_;
+  std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<Label> scratch_labels_;
   std::vector<int64_t> scratch_values_;
 };
