@@ -7,9 +7,9 @@
 //  - SpanTable<E>: variable-length sequences (stacks of location ids, label
 //    sets), stored back to back in one pool.
 //
-// Invariant: ids are dense. In a ValueTable id 0 is a reserved default
-// record meaning "none", so real ids start at 1 as pprof wants; in a
-// SpanTable id 0 is the empty sequence.
+// Invariant: ids are dense. In a ValueTable id 0 is reserved to mean "none"
+// and real ids start at 1, as pprof wants; in a SpanTable id 0 is the empty
+// sequence.
 #ifndef STACKREC_SRC_INTERN_TABLES_H_
 #define STACKREC_SRC_INTERN_TABLES_H_
 
@@ -42,7 +42,7 @@ class ValueTable {
   ValueTable(const ValueTable&) = delete;
   ValueTable& operator=(const ValueTable&) = delete;
 
-  // The id of `value`, added if new. T{} is id 0.
+  // The id of `value` (never 0), added if new.
   uint32_t Intern(const T& value) {
     auto it = index_.find(value);
     if (it != index_.end()) return it->second;
@@ -59,8 +59,11 @@ class ValueTable {
   void Clear() {
     std::vector<T>().swap(items_);
     index_ = {};
+    // Id 0 is reserved and never returned by Intern, not even for T{}: an
+    // all-zero location is a real location (a frame at address 0 with no
+    // function), while "no mapping" and "no function" are decided by the
+    // caller before interning.
     items_.push_back(T{});
-    index_.emplace(T{}, 0);
   }
 
  private:

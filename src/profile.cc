@@ -234,7 +234,10 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
     const LocationView& f = frames[i];
     Location loc;
     loc.address = f.address;
-    loc.line = f.line;
+    // A line belongs to a function (pprof's Line has a function_id); a frame
+    // without one keeps its address only, so frames differing only in such
+    // a line are the same location.
+    loc.line = IsNoFunction(f.function) ? 0 : f.line;
     if (!IsNoMapping(f.mapping)) {
       Mapping m;
       m.memory_start = f.mapping.memory_start;

@@ -338,3 +338,16 @@ TEST_CASE("a profile larger than the compressor's buffers round trips") {
     CHECK(FrameNames(out, out.sample(2999)) == Strings{long_name + "2999"});
   }
 }
+
+TEST_CASE("an all-zero frame is a real location with an id") {
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Location(stackrec_location{}).Frame("caller").Values({1, 1, 1});
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());  // ids resolve, none is 0
+  REQUIRE(out.sample_size() == 1);
+  REQUIRE(out.sample(0).location_id_size() == 2);
+  CHECK(out.sample(0).location_id(0) != 0);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"", "caller"});
+  CHECK(out.location_size() == 2);
+}

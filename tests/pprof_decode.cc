@@ -2,9 +2,6 @@
 // Copyright 2026 The stackrec Authors.
 #include "pprof_decode.h"
 
-#include <zlib.h>
-#include <zstd.h>
-
 #include <cstring>
 #include <set>
 
@@ -12,69 +9,10 @@
 
 namespace stackrec_test {
 
-Format DetectFormat(const std::string& bytes) {
-  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
-      static_cast<uint8_t>(bytes[1]) == 0x8b) {
-    return Format::kGzip;
-  }
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "\x28\xb5\x2f\xfd", 4) == 0) {
-    return Format::kZstd;
-  }
-  return Format::kNone;
-}
-
-namespace {
-
-std::string Gunzip(const std::string& in) {
-  z_stream z;
-  std::memset(&z, 0, sizeof(z));
-  REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  std::string out;
-  char buf[1 << 16];
-  int rc;
-  do {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof(buf);
-    rc = inflate(&z, Z_NO_FLUSH);
-    REQUIRE((rc == Z_OK || rc == Z_STREAM_END));
-    out.append(buf, sizeof(buf) - z.avail_out);
-  } while (rc != Z_STREAM_END);
-  CHECK(z.avail_in == 0);  // no trailing garbage
-  inflateEnd(&z);
-  return out;
-}
-
-std::string Unzstd(const std::string& in) {
-  ZSTD_DStream* d = ZSTD_createDStream();
-  REQUIRE(d != nullptr);
-  ZSTD_inBuffer input{in.data(), in.size(), 0};
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    ZSTD_outBuffer output{buf, sizeof(buf), 0};
-    const size_t rc = ZSTD_decompressStream(d, &output, &input);
-    REQUIRE(!ZSTD_isError(rc));
-    out.append(buf, output.pos);
-    if (rc == 0) break;  // the frame is complete
-    // Input used up with room to spare in the output: a truncated frame.
-    REQUIRE((input.pos < input.size || output.pos == output.size));
-  }
-  CHECK(input.pos == input.size);  // one frame, no trailing garbage
-  ZSTD_freeDStream(d);
-  return out;
-}
-
-}  // namespace
-
 std::string Decompress(const std::string& bytes) {
-  switch (DetectFormat(bytes)) {
-    case Format::kGzip: return Gunzip(bytes);
-    case Format::kZstd: return Unzstd(bytes);
-    case Format::kNone: return bytes;
-  }
-  return bytes;
+  std::string out;
+  REQUIRE(DecompressAny(bytes, &out));
+  return out;
 }
 
 Profile Decode(const std::string& bytes) {

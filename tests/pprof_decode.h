@@ -12,17 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "decompress.h"
 #include "profile.pb.h"
 
 namespace stackrec_test {
 
 using perftools::profiles::Profile;
 using perftools::profiles::Sample;
-
-enum class Format { kGzip, kZstd, kNone };
-
-// Detects the format by its magic bytes (gzip 1f 8b, zstd 28 b5 2f fd).
-Format DetectFormat(const std::string& bytes);
 
 // Decompresses `bytes` (any of the three formats). Fails the current test on
 // corrupt input.
