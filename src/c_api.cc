@@ -150,6 +150,8 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
   STACKREC_RETURN_IF_ERROR(ToView(opts->period_type.unit, "opts.period_type.unit", &punit));
   in.period_type = ValueType{std::string(ptype), std::string(punit)};
   in.period = opts->period;
+  in.max_frames = opts->max_frames;
+  in.max_memory_bytes = opts->max_memory_bytes;
   return MakeProfileOptions(in, out);
 }
 
@@ -418,6 +420,8 @@ stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
     out->serialize_ns_total = s.serialize_ns_total;
     out->samples_recorded = s.samples_recorded;
     out->records_rejected = s.records_rejected;
+    out->samples_truncated = s.samples_truncated;
+    out->samples_over_memory = s.samples_over_memory;
     return OkStatus();
   });
 }

@@ -55,6 +55,10 @@ class ValueTable {
 
   const T& Get(uint32_t id) const { return items_[id]; }
   size_t size() const { return items_.size(); }
+  size_t MemoryBytes() const {
+    return items_.capacity() * sizeof(T) +
+           index_.capacity() * (sizeof(typename decltype(index_)::value_type) + 1);
+  }
 
   void Clear() {
     std::vector<T>().swap(items_);
@@ -97,6 +101,10 @@ class SpanTable {
                                offsets_[id + 1] - offsets_[id]);
   }
   size_t size() const { return offsets_.size() - 1; }
+  size_t MemoryBytes() const {
+    return pool_.capacity() * sizeof(E) + offsets_.capacity() * sizeof(uint32_t) +
+           index_.capacity() * (sizeof(uint32_t) + 1);
+  }
 
   void Clear() {
     std::vector<E>().swap(pool_);

@@ -82,6 +82,8 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.type, "opts.period_type.type"));
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.unit, "opts.period_type.unit"));
   *out = in;
+  if (out->max_frames == 0) out->max_frames = kDefaultMaxFrames;
+  if (out->max_memory_bytes == 0) out->max_memory_bytes = kDefaultMaxMemoryBytes;
   return OkStatus();
 }
 
@@ -318,6 +320,102 @@ Status Profile::InternLabels(absl::Span<const LabelView> labels,
   return OkStatus();
 }
 
+namespace {
+
+template <typename Map>
+size_t MapBytes(const Map& m) {
+  // One control byte per slot, plus the slots.
+  return m.capacity() * (sizeof(typename Map::value_type) + 1);
+}
+
+template <typename V>
+size_t VectorBytes(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
+}  // namespace
+
+size_t Profile::MemoryBytes() const {
+  return strings_.MemoryBytes() + mappings_.MemoryBytes() +
+         functions_.MemoryBytes() + locations_.MemoryBytes() +
+         stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
+         MapBytes(key_index_) + MapBytes(endpoints_) + MapBytes(stack_cache_) +
+         MapBytes(label_cache_) + MapBytes(frame_cache_) + VectorBytes(keys_) +
+         VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_);
+}
+
+Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
+                                absl::Span<const LabelView> labels) const {
+  struct Field {
+    absl::string_view s;
+    const char* name;
+  };
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const LocationView& f = frames[i];
+    for (const Field& field : {Field{f.mapping.filename, "mapping.filename"},
+                               Field{f.mapping.build_id, "mapping.build_id"},
+                               Field{f.function.name, "function.name"},
+                               Field{f.function.system_name, "function.system_name"},
+                               Field{f.function.filename, "function.filename"}}) {
+      if (!IsValidUtf8(field.s)) {
+        return Error(Code::kInvalidArgument,
+                     "sample.locations[%zu].%s is not valid UTF-8", i, field.name);
+      }
+    }
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    for (const Field& field : {Field{labels[i].key, "key"}, Field{labels[i].str, "str"},
+                               Field{labels[i].num_unit, "num_unit"}}) {
+      if (!IsValidUtf8(field.s)) {
+        return Error(Code::kInvalidArgument, "sample.labels[%zu].%s is not valid UTF-8",
+                     i, field.name);
+      }
+    }
+  }
+  return OkStatus();
+}
+
+void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
+  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  auto it = key_index_.find(key);
+  if (it != key_index_.end()) {
+    int64_t* sums = &values_[size_t{it->second} * stored_values_];
+    for (size_t i = 0; i < stored_values_; ++i) {
+      sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
+    }
+    return;
+  }
+  // Grow the vectors before indexing the key, so that an allocation failure
+  // leaves the profile as it was.
+  ReserveFor(keys_, 1);
+  ReserveFor(values_, stored_values_);
+  key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
+  keys_.push_back(Key{stack, labels});
+  values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
+}
+
+Status Profile::AddOverflow(absl::Span<const LocationView> frames,
+                            absl::Span<const LabelView> labels) {
+  // Bad input is still refused, though this path interns nothing of it.
+  STACKREC_RETURN_IF_ERROR(ValidateStrings(frames, labels));
+  // One pseudo-stack, no labels: a single key however much is refused, so
+  // the totals stay right and the profile stops growing (but for this key).
+  LocationView pseudo;
+  pseudo.function.name = kStorageFullFrame;
+  uint64_t hash;
+  const Fingerprint fp = FingerprintFrames(absl::MakeConstSpan(&pseudo, 1), &hash);
+  uint32_t stack;
+  if (auto it = stack_cache_.find(fp); it != stack_cache_.end()) {
+    stack = it->second;
+  } else {
+    STACKREC_RETURN_IF_ERROR(InternStack(absl::MakeConstSpan(&pseudo, 1), &hash, &stack));
+    stack_cache_.emplace(fp, stack);
+  }
+  AggregateInto(stack, 0);
+  ++samples_over_memory_;
+  return OkStatus();
+}
+
 Status Profile::Add(const SampleView& sample) {
   const size_t declared = options_.sample_types.size();
   if (sample.values.size() != declared) {
@@ -327,31 +425,50 @@ Status Profile::Add(const SampleView& sample) {
                  sample.values.size(), declared);
   }
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  scratch_values_.clear();
+  for (size_t i = 0; i < declared; ++i) {
+    if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
+  }
+
+  // Deeper than max_frames: keep the leaf side and say how much was cut.
+  absl::Span<const LocationView> frames = sample.locations;
+  const bool truncated = frames.size() > options_.max_frames;
+  if (truncated) {
+    scratch_truncated_.assign(frames.begin(), frames.begin() + options_.max_frames);
+    truncated_name_ = "[" + std::to_string(frames.size() - options_.max_frames) +
+                      " frames truncated]";
+    LocationView pseudo;
+    pseudo.function.name = truncated_name_;
+    scratch_truncated_.push_back(pseudo);
+    frames = scratch_truncated_;
+  }
+
+  // Find or intern the stack, the label set and the key. At the memory cap,
+  // whatever would need a new entry goes to the storage-full pseudo-sample.
   uint32_t stack, labels;
-  scratch_frame_hashes_.resize(sample.locations.size());
-  const Fingerprint stack_fp =
-      FingerprintFrames(sample.locations, scratch_frame_hashes_.data());
+  scratch_frame_hashes_.resize(frames.size());
+  const Fingerprint stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     stack = it->second;
   } else {
-    STACKREC_RETURN_IF_ERROR(
-        InternStack(sample.locations, scratch_frame_hashes_.data(), &stack));
+    if (Full()) return AddOverflow(frames, sample.labels);
+    STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), &stack));
     stack_cache_.emplace(stack_fp, stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
     labels = it->second;
   } else {
+    if (Full()) return AddOverflow(frames, sample.labels);
     STACKREC_RETURN_IF_ERROR(InternLabels(sample.labels, &labels));
     label_cache_.emplace(labels_fp, labels);
   }
-
-  scratch_values_.clear();
-  for (size_t i = 0; i < declared; ++i) {
-    if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
+  if (truncated) {
+    ++samples_truncated_;
   }
 
   if (sample.timestamp_ns != 0) {
+    if (Full()) return AddOverflow(frames, sample.labels);
     ReserveFor(timed_, 1);
     ReserveFor(timed_values_, stored_values_);
     timed_values_.insert(timed_values_.end(), scratch_values_.begin(),
@@ -359,23 +476,9 @@ Status Profile::Add(const SampleView& sample) {
     timed_.push_back(Timed{stack, labels, sample.timestamp_ns});
     return OkStatus();
   }
-
   const uint64_t key = (uint64_t{stack} << 32) | labels;
-  auto it = key_index_.find(key);
-  if (it != key_index_.end()) {
-    int64_t* sums = &values_[size_t{it->second} * stored_values_];
-    for (size_t i = 0; i < stored_values_; ++i) {
-      sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
-    }
-    return OkStatus();
-  }
-  // Grow the vectors before indexing the key, so that an allocation failure
-  // leaves the profile as it was.
-  ReserveFor(keys_, 1);
-  ReserveFor(values_, stored_values_);
-  key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
-  keys_.push_back(Key{stack, labels});
-  values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
+  if (!key_index_.contains(key) && Full()) return AddOverflow(frames, sample.labels);
+  AggregateInto(stack, labels);
   return OkStatus();
 }
 

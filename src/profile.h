@@ -37,7 +37,16 @@ struct ProfileOptions {
   std::vector<bool> enabled;  // empty: all enabled; else one per sample type
   ValueType period_type;
   int64_t period = 0;
+  // Caps; 0 means the default below.
+  size_t max_frames = 0;
+  size_t max_memory_bytes = 0;
 };
+
+inline constexpr size_t kDefaultMaxFrames = 512;
+inline constexpr size_t kDefaultMaxMemoryBytes = size_t{1} << 30;
+
+// Pseudo-frames the caps write (pprof has no other way to say it).
+inline constexpr absl::string_view kStorageFullFrame = "[stackrec: storage full]";
 
 // ---- Interned records ------------------------------------------------------
 
@@ -131,6 +140,15 @@ class Profile {
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
 
+  // Memory held by the tables, as counted against max_memory_bytes: what
+  // the containers have allocated, not what the allocator adds on top.
+  size_t MemoryBytes() const;
+  // Samples accepted with their stack cut to max_frames.
+  uint64_t samples_truncated() const { return samples_truncated_; }
+  // Samples that needed a new entry while the profile was at
+  // max_memory_bytes, and went to the storage-full pseudo-stack instead.
+  uint64_t samples_over_memory() const { return samples_over_memory_; }
+
   // ---- Read side, for the encoder and for tests --------------------------
   const ProfileOptions& options() const { return options_; }
   // Number of values stored per sample: the enabled sample types.
@@ -188,6 +206,14 @@ class Profile {
   };
 
   Status ValidateLabels(const SampleView& sample) const;
+  // The UTF-8 checks interning would make, for samples that skip interning.
+  Status ValidateStrings(absl::Span<const LocationView> frames,
+                         absl::Span<const LabelView> labels) const;
+  bool Full() const { return MemoryBytes() >= options_.max_memory_bytes; }
+  // Adds `values` to the storage-full pseudo-sample.
+  Status AddOverflow(absl::Span<const LocationView> frames,
+                     absl::Span<const LabelView> labels);
+  void AggregateInto(uint32_t stack, uint32_t labels);
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // `frame_hashes` are the frames' hashes from FingerprintFrames.
@@ -230,6 +256,11 @@ class Profile {
 
   // Scratch buffers reused across Add calls, so the hot path does not
   // allocate once warmed up.
+  uint64_t samples_truncated_ = 0;
+  uint64_t samples_over_memory_ = 0;
+
+  std::vector<LocationView> scratch_truncated_;
+  std::string truncated_name_;
   std::vector<uint32_t> scratch_locations_;
   std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<Label> scratch_labels_;

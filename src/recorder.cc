@@ -133,10 +133,20 @@ Status Recorder::WithActiveSlot(F&& write) {
 
 Status Recorder::Record(const SampleView& sample) {
   const Status status = WithActiveSlot([&](Slot& slot) {
-    Status s = slot.profile->Add(sample);
+    Profile& profile = *slot.profile;
+    const uint64_t truncated = profile.samples_truncated();
+    const uint64_t over_memory = profile.samples_over_memory();
+    Status s = profile.Add(sample);
     if (s.ok()) {
-      slot.samples.store(slot.samples.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+      // Only this sampler (holding the slot lock) writes these: a plain
+      // increment through relaxed load and store, no read-modify-write.
+      auto bump = [](std::atomic<uint64_t>& counter) {
+        counter.store(counter.load(std::memory_order_relaxed) + 1,
+                      std::memory_order_relaxed);
+      };
+      bump(slot.samples);
+      if (profile.samples_truncated() != truncated) bump(slot.truncated);
+      if (profile.samples_over_memory() != over_memory) bump(slot.over_memory);
     }
     return s;
   });
@@ -219,6 +229,8 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
       // that stats() never sees them twice or not at all.
       stats_.samples_recorded += samples;
       old.samples.store(0, std::memory_order_relaxed);
+      stats_.samples_truncated += old.truncated.exchange(0, std::memory_order_relaxed);
+      stats_.samples_over_memory += old.over_memory.exchange(0, std::memory_order_relaxed);
     } else {
       stats_.serializations_failed++;
     }
@@ -257,6 +269,8 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     slot.in_flight.store(0, std::memory_order_relaxed);
     slot.lock.ForceUnlockAfterFork();
     slot.samples.store(0, std::memory_order_relaxed);
+    slot.truncated.store(0, std::memory_order_relaxed);
+    slot.over_memory.store(0, std::memory_order_relaxed);
   }
   active_.store(0, std::memory_order_relaxed);
   carried_endpoints_.clear();
@@ -277,6 +291,8 @@ RecorderStats Recorder::stats() const {
     // Plus what the two slots hold now, not yet serialized.
     for (const Slot& slot : slots_) {
       out.samples_recorded += slot.samples.load(std::memory_order_relaxed);
+      out.samples_truncated += slot.truncated.load(std::memory_order_relaxed);
+      out.samples_over_memory += slot.over_memory.load(std::memory_order_relaxed);
     }
   }
   out.records_rejected = records_rejected_.load(std::memory_order_relaxed);

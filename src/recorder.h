@@ -32,6 +32,8 @@ struct RecorderStats {
   int64_t serialize_ns_min = 0, serialize_ns_max = 0, serialize_ns_total = 0;
   uint64_t samples_recorded = 0;
   uint64_t records_rejected = 0;
+  uint64_t samples_truncated = 0;    // stacks cut to max_frames
+  uint64_t samples_over_memory = 0;  // sent to the storage-full pseudo-stack
 };
 
 struct EncodedProfile {
@@ -74,9 +76,12 @@ class Recorder {
     // Serializes samplers among themselves; the serializer never takes it.
     SpinLock lock;
     std::unique_ptr<Profile> profile;
-    // Records that went into this slot since its last reset. Written under
-    // `lock` by samplers, read racily (relaxed) by stats().
+    // Records that went into this slot since its last reset, and how many
+    // of them hit a cap. Written under `lock` by samplers, read (relaxed)
+    // by stats().
     std::atomic<uint64_t> samples{0};
+    std::atomic<uint64_t> truncated{0};
+    std::atomic<uint64_t> over_memory{0};
   };
 
   template <typename F>

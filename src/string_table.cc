@@ -21,6 +21,7 @@ StringTable::StringTable() { Clear(); }
 
 void StringTable::Clear() {
   chunks_.clear();
+  arena_bytes_ = 0;
   chunk_pos_ = nullptr;
   chunk_left_ = 0;
   std::vector<absl::string_view>().swap(strings_);
@@ -33,6 +34,7 @@ absl::string_view StringTable::Copy(absl::string_view s) {
   if (s.size() > chunk_left_) {
     const size_t size = std::max(kChunkBytes, s.size());
     chunks_.push_back(std::make_unique<char[]>(size));
+    arena_bytes_ += size;
     chunk_pos_ = chunks_.back().get();
     chunk_left_ = size;
   }

@@ -36,6 +36,11 @@ class StringTable {
 
   absl::string_view Get(StringId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
+  // The arena's chunks, the id vector and the index.
+  size_t MemoryBytes() const {
+    return arena_bytes_ + strings_.capacity() * sizeof(absl::string_view) +
+           index_.capacity() * (sizeof(decltype(index_)::value_type) + 1);
+  }
 
   // Drops every string but "" and returns the memory to the allocator.
   void Clear();
@@ -44,6 +49,7 @@ class StringTable {
   absl::string_view Copy(absl::string_view s);
 
   std::vector<std::unique_ptr<char[]>> chunks_;
+  size_t arena_bytes_ = 0;
   char* chunk_pos_ = nullptr;
   size_t chunk_left_ = 0;
   std::vector<absl::string_view> strings_;

@@ -85,8 +85,10 @@ TEST_CASE("samplers and a serializer flipping every millisecond lose nothing") {
   int profiles = 0;
   int64_t previous_end = 0;
   bool tiled = true;
+  // At least two seconds and at least 200 flips, whichever is later: the
+  // test asserts on what happened, never on how fast.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (std::chrono::steady_clock::now() < deadline || profiles < 200) {
     stackrec_encoded* e = nullptr;
     REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
     EncodedPtr owned(e);
@@ -109,7 +111,7 @@ TEST_CASE("samplers and a serializer flipping every millisecond lose nothing") {
   }
   INFO("profiles: " << profiles << ", samples: " << expected[1]);
   CHECK(failures == std::vector<uint64_t>(kSamplers, 0));
-  CHECK(profiles > 100);
+  CHECK(profiles >= 200);
   CHECK(expected[1] > 1000);
   CHECK(serialized == expected);
   CHECK(tiled);

@@ -160,13 +160,22 @@ typedef struct stackrec_sample {
  * - sample_types_enabled: NULL enables every type; otherwise one flag per
  *   sample type. Disabled types are left out of the output's sample_type
  *   and values, while samples still pass a value for them, so a sampler's
- *   call never depends on the configuration. At least one must be enabled. */
+ *   call never depends on the configuration. At least one must be enabled.
+ * - max_frames (0: 512): a deeper stack keeps its max_frames leaf-side
+ *   frames and ends in one pseudo-frame "[N frames truncated]".
+ * - max_memory_bytes (0: 1 GiB): a bound on the tables of one profile (of
+ *   each recorder slot). Once reached, a sample that needs a new stack,
+ *   label set or key is added to one pseudo-sample whose stack is the frame
+ *   "[stackrec: storage full]", with no labels, so totals are kept; samples
+ *   of existing keys keep aggregating normally. Counted in the stats. */
 typedef struct stackrec_profile_options {
   const stackrec_value_type *sample_types;
   size_t sample_types_len;
   stackrec_value_type period_type;
   int64_t period;
   const bool *sample_types_enabled;
+  size_t max_frames;
+  size_t max_memory_bytes;
 } stackrec_profile_options;
 
 typedef enum stackrec_compression {
@@ -299,6 +308,8 @@ typedef struct stackrec_stats {
   int64_t serialize_ns_min, serialize_ns_max, serialize_ns_total;
   uint64_t samples_recorded; /* accepted records, serialized or not */
   uint64_t records_rejected; /* records refused for bad input */
+  uint64_t samples_truncated;   /* stacks cut to max_frames */
+  uint64_t samples_over_memory; /* sent to "[stackrec: storage full]" */
 } stackrec_stats;
 
 /* Copies the counters into *out. Thread-safe. */

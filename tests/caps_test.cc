@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The caps: max_frames and max_memory_bytes.
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+int64_t Total(const Profile& p, int type) {
+  int64_t sum = 0;
+  for (const auto& s : p.sample()) sum += s.value(type);
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("stacks deeper than max_frames keep their leaf side and end in a truncation frame") {
+  Options o;
+  o.opts.max_frames = 4;
+  auto p = NewProfile(o.opts);
+  SampleBuilder deep, shallow;
+  for (int i = 0; i < 10; ++i) deep.Frame("f" + std::to_string(i));
+  deep.Values({1, 1, 1});
+  for (int i = 0; i < 4; ++i) shallow.Frame("f" + std::to_string(i));
+  shallow.Values({2, 2, 2});
+  Add(p.get(), deep);
+  Add(p.get(), deep);
+  Add(p.get(), shallow);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 2);
+  CHECK(FrameNames(out, out.sample(0)) ==
+        Strings{"f0", "f1", "f2", "f3", "[6 frames truncated]"});
+  CHECK(out.sample(0).value(0) == 2);
+  CHECK(FrameNames(out, out.sample(1)) == Strings{"f0", "f1", "f2", "f3"});
+}
+
+TEST_CASE("max_frames defaults to 512") {
+  auto p = NewProfile();
+  SampleBuilder deep;
+  for (int i = 0; i < 600; ++i) deep.Frame("f" + std::to_string(i));
+  deep.Values({1, 1, 1});
+  Add(p.get(), deep);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  const Strings names = FrameNames(out, out.sample(0));
+  REQUIRE(names.size() == 513);
+  CHECK(names[0] == "f0");
+  CHECK(names[511] == "f511");
+  CHECK(names[512] == "[88 frames truncated]");
+}
+
+TEST_CASE("at the memory cap new keys go to the storage-full pseudo-stack, totals kept") {
+  Options o;
+  o.opts.max_memory_bytes = 256 * 1024;
+  auto p = NewProfile(o.opts);
+  SampleBuilder first;
+  first.Frame("first").Values({1, 1, 1}).NumLabel("thread id", 1);
+  Add(p.get(), first);
+  int64_t recorded = 1;
+  for (int i = 0; i < 5000; ++i) {
+    SampleBuilder b;
+    b.Frame("function_" + std::to_string(i), "/app/file_" + std::to_string(i) + ".rb", i)
+        .Frame("caller")
+        .Values({10, 1, 1})
+        .NumLabel("thread id", i);
+    Add(p.get(), b);
+    recorded += 10;
+  }
+  // An existing key keeps aggregating at the cap.
+  Add(p.get(), first);
+  recorded += 1;
+  // Bad input is still refused at the cap, by name.
+  SampleBuilder bad;
+  bad.Frame("new\xC3(").Values({1, 1, 1});
+  CHECK(stackrec_profile_add(p.get(), &bad.Get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "sample.locations[0].function.name is not valid UTF-8");
+
+  const Profile out = SerializeAndDecode(p.get());
+  CHECK(Total(out, 0) == recorded);
+  CHECK(Total(out, 1) == 5002);
+  const Sample* full = nullptr;
+  const Sample* first_out = nullptr;
+  for (const auto& s : out.sample()) {
+    const Strings names = FrameNames(out, s);
+    if (names == Strings{"[stackrec: storage full]"}) full = &s;
+    if (names == Strings{"first"}) first_out = &s;
+  }
+  REQUIRE(full != nullptr);
+  CHECK(full->label_size() == 0);
+  CHECK(full->value(1) > 0);  // some samples overflowed...
+  CHECK(out.sample_size() > 100);  // ...but only after many were kept
+  REQUIRE(first_out != nullptr);
+  CHECK(first_out->value(0) == 2);
+}
+
+TEST_CASE("recorder stats count truncated stacks and samples over the memory cap") {
+  Options o;
+  o.opts.max_frames = 2;
+  o.opts.max_memory_bytes = 200 * 1024;
+  stackrec_recorder* raw = nullptr;
+  REQUIRE(stackrec_recorder_new(&o.opts, &raw) == STACKREC_OK);
+  std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> r(raw, stackrec_recorder_free);
+  SampleBuilder deep;
+  deep.Frame("a").Frame("b").Frame("c").Values({1, 1, 1});
+  REQUIRE(stackrec_recorder_record(r.get(), &deep.Get()) == STACKREC_OK);
+  REQUIRE(stackrec_recorder_record(r.get(), &deep.Get()) == STACKREC_OK);
+  uint64_t over = 0;
+  for (int i = 0; i < 5000; ++i) {
+    SampleBuilder b;
+    b.Frame("fn" + std::to_string(i)).Values({1, 1, 1});
+    REQUIRE(stackrec_recorder_record(r.get(), &b.Get()) == STACKREC_OK);
+  }
+  stackrec_stats s{};
+  REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
+  CHECK(s.samples_truncated == 2);
+  over = s.samples_over_memory;
+  CHECK(over > 0);
+  CHECK(over < 5000);
+  stackrec_encoded* e = nullptr;
+  REQUIRE(stackrec_recorder_serialize(r.get(), nullptr, &e) == STACKREC_OK);
+  EncodedPtr owned(e);
+  const Profile out = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+  CHECK(Total(out, 1) == 5002);
+  REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
+  CHECK(s.samples_truncated == 2);
+  CHECK(s.samples_over_memory == over);
+}
