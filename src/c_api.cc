@@ -152,6 +152,7 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
   in.period = opts->period;
   in.max_frames = opts->max_frames;
   in.max_memory_bytes = opts->max_memory_bytes;
+  in.max_output_bytes = opts->max_output_bytes;
   return MakeProfileOptions(in, out);
 }
 
@@ -297,8 +298,9 @@ stackrec_status stackrec_profile_serialize(
     auto encoded = std::make_unique<stackrec_encoded>();
     encoded->start_ns = profile->impl->start_ns();
     encoded->end_ns = stackrec::NowUnixNanos();
-    STACKREC_RETURN_IF_ERROR(stackrec::EncodePprof(
-        *profile->impl, options, encoded->end_ns, &encoded->bytes));
+    uint64_t left_out = 0;
+    STACKREC_RETURN_IF_ERROR(stackrec::EncodePprofWithinLimit(
+        *profile->impl, options, encoded->end_ns, &encoded->bytes, &left_out));
     *out = encoded.release();
     return OkStatus();
   });
@@ -422,6 +424,7 @@ stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
     out->records_rejected = s.records_rejected;
     out->samples_truncated = s.samples_truncated;
     out->samples_over_memory = s.samples_over_memory;
+    out->samples_left_out_of_output = s.samples_left_out_of_output;
     return OkStatus();
   });
 }

@@ -2,6 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 #include "pprof_encoder.h"
 
+#include <algorithm>
+#include <climits>
 #include <memory>
 #include <vector>
 
@@ -84,9 +86,10 @@ class Remap {
 
 class Encoder {
  public:
-  Encoder(const Profile& p, int64_t end_ns)
+  Encoder(const Profile& p, int64_t end_ns, const SampleSelection* selection)
       : p_(p),
         end_ns_(end_ns),
+        selection_(selection),
         strings_(p.strings().size()),
         mappings_(p.mappings().size()),
         functions_(p.functions().size()),
@@ -115,8 +118,13 @@ class Encoder {
   void WriteLocation(CodedOutputStream* out, uint32_t id) const;
   void WriteFunction(CodedOutputStream* out, uint32_t id) const;
 
+  // Calls f(stack, labels, values, timestamp) for each sample to write.
+  template <typename F>
+  void ForEachSample(F&& f) const;
+
   const Profile& p_;
   const int64_t end_ns_;
+  const SampleSelection* selection_;
   Remap strings_, mappings_, functions_, locations_;
   // Per stack: bytes of its packed location ids, once marked.
   std::vector<size_t> stack_bytes_;
@@ -197,6 +205,27 @@ void Encoder::MarkLabels(uint32_t labels) {
   label_bytes_[labels] = bytes;
 }
 
+template <typename F>
+void Encoder::ForEachSample(F&& f) const {
+  if (selection_ == nullptr) {
+    for (size_t i = 0; i < p_.key_count(); ++i) {
+      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
+    }
+  } else {
+    for (uint32_t i : selection_->keys) {
+      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
+    }
+    if (!selection_->extra_values.empty()) {
+      f(selection_->extra_stack, 0, selection_->extra_values.data(), 0);
+    }
+  }
+  if (selection_ == nullptr || selection_->timed) {
+    for (size_t i = 0; i < p_.timed_count(); ++i) {
+      f(p_.timed_stack(i), p_.timed_labels(i), p_.timed_values(i), p_.timed_timestamp(i));
+    }
+  }
+}
+
 void Encoder::MarkAll() {
   // Sample types first, so their strings open the string table.
   const ProfileOptions& o = p_.options();
@@ -207,15 +236,13 @@ void Encoder::MarkAll() {
     strings_.Mark(unit);
     sample_types_.emplace_back(type, unit);
   }
-  for (size_t i = 0; i < p_.key_count(); ++i) {
-    MarkStack(p_.key_stack(i));
-    MarkLabels(p_.key_labels(i));
-  }
-  for (size_t i = 0; i < p_.timed_count(); ++i) {
-    MarkStack(p_.timed_stack(i));
-    MarkLabels(p_.timed_labels(i));
-  }
-  if (p_.timed_count() > 0) strings_.Mark(p_.end_timestamp_key());
+  bool any_timed = false;
+  ForEachSample([&](uint32_t stack, uint32_t labels, const int64_t*, int64_t ts) {
+    MarkStack(stack);
+    MarkLabels(labels);
+    any_timed = any_timed || ts != 0;
+  });
+  if (any_timed) strings_.Mark(p_.end_timestamp_key());
   if (!o.period_type.type.empty()) {
     strings_.Mark(p_.period_type_ids().first);
     strings_.Mark(p_.period_type_ids().second);
@@ -340,13 +367,9 @@ void Encoder::Write(CodedOutputStream* out) const {
   for (const auto& [type, unit] : sample_types_) {
     WriteValueType(out, field::kProfileSampleType, type, unit);
   }
-  for (size_t i = 0; i < p_.key_count(); ++i) {
-    WriteSample(out, p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
-  }
-  for (size_t i = 0; i < p_.timed_count(); ++i) {
-    WriteSample(out, p_.timed_stack(i), p_.timed_labels(i), p_.timed_values(i),
-                p_.timed_timestamp(i));
-  }
+  ForEachSample([&](uint32_t stack, uint32_t labels, const int64_t* values, int64_t ts) {
+    WriteSample(out, stack, labels, values, ts);
+  });
   for (uint32_t id : mappings_.order()) WriteMapping(out, id);
   for (uint32_t id : locations_.order()) WriteLocation(out, id);
   for (uint32_t id : functions_.order()) WriteFunction(out, id);
@@ -371,8 +394,8 @@ void Encoder::Write(CodedOutputStream* out) const {
 }  // namespace
 
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out) {
-  Encoder encoder(profile, end_ns);
+                   int64_t end_ns, std::string* out, const SampleSelection* selection) {
+  Encoder encoder(profile, end_ns, selection);
   encoder.MarkAll();
   std::unique_ptr<CompressingOutput> sink;
   STACKREC_RETURN_IF_ERROR(CompressingOutput::Create(options, out, &sink));
@@ -385,6 +408,66 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
     }
   }
   return sink->Finish();
+}
+
+Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
+                              int64_t end_ns, std::string* out, uint64_t* left_out) {
+  const size_t limit = profile.options().max_output_bytes;
+  *left_out = 0;
+  const size_t start = out->size();
+  STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out));
+  size_t size = out->size() - start;
+  if (size <= limit) return OkStatus();
+
+  // Heaviest first, so that what is kept is what matters most.
+  const size_t n = profile.key_count();
+  const size_t values = profile.stored_values();
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  auto weight = [&](uint32_t i) {
+    const int64_t v = profile.key_values(i)[0];
+    return v == INT64_MIN ? INT64_MAX : (v < 0 ? -v : v);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return weight(a) > weight(b); });
+
+  SampleSelection selection;
+  selection.timed = false;
+  selection.extra_stack = profile.InternPseudoStack(kOutputLimitFrame);
+  size_t keep = n;
+  for (;;) {
+    // Aim below the limit by the measured ratio; sizes are not linear in
+    // the sample count, so shrink further until it fits.
+    keep = std::min(keep - (keep == 0 ? 0 : 1),
+                    static_cast<size_t>(static_cast<double>(keep) * 0.9 *
+                                        static_cast<double>(limit) / static_cast<double>(size)));
+    selection.keys.assign(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep));
+    selection.extra_values.assign(values, 0);
+    auto add = [&](const int64_t* v) {
+      for (size_t k = 0; k < values; ++k) {
+        int64_t sum;
+        selection.extra_values[k] =
+            __builtin_add_overflow(selection.extra_values[k], v[k], &sum)
+                ? (v[k] > 0 ? INT64_MAX : INT64_MIN)
+                : sum;
+      }
+    };
+    for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
+    for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
+    out->resize(start);
+    STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, &selection));
+    size = out->size() - start;
+    if (size <= limit) {
+      *left_out = (n - keep) + profile.timed_count();
+      return OkStatus();
+    }
+    if (keep == 0) break;
+  }
+  out->resize(start);
+  return Error(Code::kLimitExceeded,
+               "opts.max_output_bytes is %zu, less than the %zu bytes of a "
+               "profile holding only the \"[stackrec: output limit]\" sample",
+               limit, size);
 }
 
 }  // namespace stackrec

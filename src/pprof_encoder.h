@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compression.h"
 #include "profile.h"
@@ -26,10 +27,29 @@
 
 namespace stackrec {
 
+// Which samples to write, when not all of them: a subset of the
+// aggregated keys plus one pseudo-sample that sums what was left out.
+struct SampleSelection {
+  std::vector<uint32_t> keys;  // aggregated keys to write, in this order
+  bool timed = true;           // whether to write the timestamped samples
+  uint32_t extra_stack = 0;    // the pseudo-sample's stack...
+  std::vector<int64_t> extra_values;  // ...and values (none: no pseudo-sample)
+};
+
 // Appends the compressed pprof of `profile` to *out; the profile covers
-// [profile.start_ns(), end_ns]. `options` must be valid.
+// [profile.start_ns(), end_ns]. `options` must be valid. `selection`
+// nullptr writes every sample.
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out);
+                   int64_t end_ns, std::string* out,
+                   const SampleSelection* selection = nullptr);
+
+// EncodePprof, but never more than profile.options().max_output_bytes: if
+// the whole profile is larger, the heaviest aggregated samples (by their
+// first value) are kept and everything else is summed into one pseudo-sample
+// "[stackrec: output limit]". *left_out counts the samples summed. Fails
+// with kLimitExceeded if not even the pseudo-sample alone fits.
+Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
+                              int64_t end_ns, std::string* out, uint64_t* left_out);
 
 }  // namespace stackrec
 

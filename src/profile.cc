@@ -84,6 +84,7 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
   *out = in;
   if (out->max_frames == 0) out->max_frames = kDefaultMaxFrames;
   if (out->max_memory_bytes == 0) out->max_memory_bytes = kDefaultMaxMemoryBytes;
+  if (out->max_output_bytes == 0) out->max_output_bytes = kDefaultMaxOutputBytes;
   return OkStatus();
 }
 
@@ -394,24 +395,28 @@ void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
   values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
 }
 
+uint32_t Profile::InternPseudoStack(absl::string_view name) {
+  LocationView pseudo;
+  pseudo.function.name = name;
+  const auto frames = absl::MakeConstSpan(&pseudo, 1);
+  uint64_t hash;
+  const Fingerprint fp = FingerprintFrames(frames, &hash);
+  if (auto it = stack_cache_.find(fp); it != stack_cache_.end()) return it->second;
+  uint32_t stack = 0;
+  // An ASCII name: interning cannot fail on bad input.
+  const Status interned = InternStack(frames, &hash, &stack);
+  (void)interned;
+  stack_cache_.emplace(fp, stack);
+  return stack;
+}
+
 Status Profile::AddOverflow(absl::Span<const LocationView> frames,
                             absl::Span<const LabelView> labels) {
   // Bad input is still refused, though this path interns nothing of it.
   STACKREC_RETURN_IF_ERROR(ValidateStrings(frames, labels));
   // One pseudo-stack, no labels: a single key however much is refused, so
   // the totals stay right and the profile stops growing (but for this key).
-  LocationView pseudo;
-  pseudo.function.name = kStorageFullFrame;
-  uint64_t hash;
-  const Fingerprint fp = FingerprintFrames(absl::MakeConstSpan(&pseudo, 1), &hash);
-  uint32_t stack;
-  if (auto it = stack_cache_.find(fp); it != stack_cache_.end()) {
-    stack = it->second;
-  } else {
-    STACKREC_RETURN_IF_ERROR(InternStack(absl::MakeConstSpan(&pseudo, 1), &hash, &stack));
-    stack_cache_.emplace(fp, stack);
-  }
-  AggregateInto(stack, 0);
+  AggregateInto(InternPseudoStack(kStorageFullFrame), 0);
   ++samples_over_memory_;
   return OkStatus();
 }

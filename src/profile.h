@@ -40,13 +40,17 @@ struct ProfileOptions {
   // Caps; 0 means the default below.
   size_t max_frames = 0;
   size_t max_memory_bytes = 0;
+  size_t max_output_bytes = 0;
 };
 
 inline constexpr size_t kDefaultMaxFrames = 512;
 inline constexpr size_t kDefaultMaxMemoryBytes = size_t{1} << 30;
+// Below protobuf's 2 GiB message limit, which readers enforce.
+inline constexpr size_t kDefaultMaxOutputBytes = size_t{1} << 30;
 
 // Pseudo-frames the caps write (pprof has no other way to say it).
 inline constexpr absl::string_view kStorageFullFrame = "[stackrec: storage full]";
+inline constexpr absl::string_view kOutputLimitFrame = "[stackrec: output limit]";
 
 // ---- Interned records ------------------------------------------------------
 
@@ -139,6 +143,10 @@ class Profile {
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
+
+  // The id of a one-frame stack whose function is `name`: the pseudo-stacks
+  // the caps write. Interned if new (outside the memory cap: one entry).
+  uint32_t InternPseudoStack(absl::string_view name);
 
   // Memory held by the tables, as counted against max_memory_bytes: what
   // the containers have allocated, not what the allocator adds on top.

@@ -209,7 +209,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   out->bytes.clear();
   out->start_ns = profile.start_ns();
   out->end_ns = flip_ns;
-  const Status status = EncodePprof(profile, options, flip_ns, &out->bytes);
+  uint64_t left_out = 0;
+  const Status status =
+      EncodePprofWithinLimit(profile, options, flip_ns, &out->bytes, &left_out);
   const int64_t encode_ns = MonotonicNanos() - encode_start;
 
   const uint64_t samples = old.samples.load(std::memory_order_relaxed);
@@ -229,6 +231,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
       // that stats() never sees them twice or not at all.
       stats_.samples_recorded += samples;
       old.samples.store(0, std::memory_order_relaxed);
+      stats_.samples_left_out_of_output += left_out;
       stats_.samples_truncated += old.truncated.exchange(0, std::memory_order_relaxed);
       stats_.samples_over_memory += old.over_memory.exchange(0, std::memory_order_relaxed);
     } else {

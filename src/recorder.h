@@ -34,6 +34,7 @@ struct RecorderStats {
   uint64_t records_rejected = 0;
   uint64_t samples_truncated = 0;    // stacks cut to max_frames
   uint64_t samples_over_memory = 0;  // sent to the storage-full pseudo-stack
+  uint64_t samples_left_out_of_output = 0;  // summed for max_output_bytes
 };
 
 struct EncodedProfile {

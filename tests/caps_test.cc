@@ -2,6 +2,9 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The caps: max_frames and max_memory_bytes.
+#include <algorithm>
+#include <climits>
+
 #include "catch2/catch.hpp"
 #include "test_support.h"
 
@@ -129,4 +132,88 @@ TEST_CASE("recorder stats count truncated stacks and samples over the memory cap
   REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
   CHECK(s.samples_truncated == 2);
   CHECK(s.samples_over_memory == over);
+}
+
+TEST_CASE("serialize stays within max_output_bytes and sums what it leaves out") {
+  Options o;
+  o.opts.max_output_bytes = 4096;
+  auto p = NewProfile(o.opts);
+  int64_t total = 0;
+  for (int i = 0; i < 2000; ++i) {
+    SampleBuilder b;
+    b.Frame("function_number_" + std::to_string(i), "/app/lib/file_" + std::to_string(i) + ".rb", i)
+        .Values({i + 1, 1, 1})
+        .NumLabel("thread id", i % 7);
+    Add(p.get(), b);
+    total += i + 1;
+  }
+  SampleBuilder timed;
+  timed.Frame("timed").Values({5, 1, 1}).Timestamp(123);
+  Add(p.get(), timed);
+  total += 5;
+  for (auto c : {STACKREC_COMPRESSION_NONE, STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}) {
+    const std::string bytes = Serialize(p.get(), c);
+    CHECK(bytes.size() <= 4096);
+    const Profile out = Decode(bytes);
+    CheckInvariants(out);
+    CHECK(Total(out, 0) == total);  // nothing is lost, only folded
+    CHECK(Total(out, 1) == 2001);
+    const Sample* limit = nullptr;
+    int64_t kept_min = INT64_MAX;
+    for (const auto& s : out.sample()) {
+      if (FrameNames(out, s) == Strings{"[stackrec: output limit]"}) {
+        limit = &s;
+      } else {
+        kept_min = std::min(kept_min, s.value(0));
+      }
+    }
+    REQUIRE(limit != nullptr);
+    CHECK(limit->label_size() == 0);
+    CHECK(out.sample_size() > 10);
+    // The heaviest samples are the ones kept.
+    CHECK(kept_min > 2000 - out.sample_size());
+  }
+  // Serialize does not change the profile: a larger cap sees it all again.
+  Options big;
+  auto q = NewProfile(big.opts);
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  Add(q.get(), b);
+  CHECK(Decode(Serialize(q.get())).sample_size() == 1);
+}
+
+TEST_CASE("a max_output_bytes too small for any profile is LIMIT_EXCEEDED") {
+  Options o;
+  o.opts.max_output_bytes = 16;
+  auto p = NewProfile(o.opts);
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  Add(p.get(), b);
+  stackrec_encoded* e = reinterpret_cast<stackrec_encoded*>(0x1);
+  CHECK(stackrec_profile_serialize(p.get(), nullptr, &e) == STACKREC_LIMIT_EXCEEDED);
+  CHECK(e == nullptr);
+  CHECK(std::string(stackrec_last_error()).find("opts.max_output_bytes is 16") != std::string::npos);
+}
+
+TEST_CASE("recorder stats count the samples left out of an output at its cap") {
+  Options o;
+  o.opts.max_output_bytes = 4096;
+  stackrec_recorder* raw = nullptr;
+  REQUIRE(stackrec_recorder_new(&o.opts, &raw) == STACKREC_OK);
+  std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> r(raw, stackrec_recorder_free);
+  for (int i = 0; i < 1000; ++i) {
+    SampleBuilder b;
+    b.Frame("function_number_" + std::to_string(i)).Values({i + 1, 1, 1});
+    REQUIRE(stackrec_recorder_record(r.get(), &b.Get()) == STACKREC_OK);
+  }
+  stackrec_encoded* e = nullptr;
+  REQUIRE(stackrec_recorder_serialize(r.get(), nullptr, &e) == STACKREC_OK);
+  EncodedPtr owned(e);
+  CHECK(stackrec_encoded_size(e) <= 4096);
+  const Profile out = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+  stackrec_stats s{};
+  REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
+  // Every sample but the kept ones (all except the pseudo-sample) was summed.
+  CHECK(s.samples_left_out_of_output == 1000 - static_cast<uint64_t>(out.sample_size() - 1));
+  CHECK(Total(out, 1) == 1000);
 }

@@ -28,8 +28,9 @@ int64_t FixedClock() { return 2000; }
 }  // namespace
 
 TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the first") {
-  stackrec::ProfileOptions options;
-  options.sample_types = {{"cpu-samples", "count"}};
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
   stackrec::Recorder recorder(options, 500);
   stackrec::LocationView frame;
   frame.function.name = "f";

@@ -167,7 +167,13 @@ typedef struct stackrec_sample {
  *   each recorder slot). Once reached, a sample that needs a new stack,
  *   label set or key is added to one pseudo-sample whose stack is the frame
  *   "[stackrec: storage full]", with no labels, so totals are kept; samples
- *   of existing keys keep aggregating normally. Counted in the stats. */
+ *   of existing keys keep aggregating normally. Counted in the stats.
+ * - max_output_bytes (0: 1 GiB): serialize never returns more. If the
+ *   whole profile would be larger, the aggregated samples with the largest
+ *   first value are kept and all others, timestamped ones included, are
+ *   summed into one pseudo-sample whose stack is the frame
+ *   "[stackrec: output limit]"; STACKREC_LIMIT_EXCEEDED if not even that
+ *   fits. Counted in the recorder stats. */
 typedef struct stackrec_profile_options {
   const stackrec_value_type *sample_types;
   size_t sample_types_len;
@@ -176,6 +182,7 @@ typedef struct stackrec_profile_options {
   const bool *sample_types_enabled;
   size_t max_frames;
   size_t max_memory_bytes;
+  size_t max_output_bytes;
 } stackrec_profile_options;
 
 typedef enum stackrec_compression {
@@ -310,6 +317,7 @@ typedef struct stackrec_stats {
   uint64_t records_rejected; /* records refused for bad input */
   uint64_t samples_truncated;   /* stacks cut to max_frames */
   uint64_t samples_over_memory; /* sent to "[stackrec: storage full]" */
+  uint64_t samples_left_out_of_output; /* summed into "[stackrec: output limit]" */
 } stackrec_stats;
 
 /* Copies the counters into *out. Thread-safe. */
