@@ -169,7 +169,10 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
   STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
   thread_local SampleScratch scratch;
-  scratch.locations.resize(s->locations_len);
+  // Grown, never shrunk: resizing down and up again per call would
+  // zero-fill the views every time.
+  if (scratch.locations.size() < s->locations_len) scratch.locations.resize(s->locations_len);
+  if (scratch.labels.size() < s->labels_len) scratch.labels.resize(s->labels_len);
   for (size_t i = 0; i < s->locations_len; ++i) {
     const stackrec_location& in = s->locations[i];
     LocationView& v = scratch.locations[i];
@@ -186,7 +189,6 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
     v.address = in.address;
     v.line = in.line;
   }
-  scratch.labels.resize(s->labels_len);
   for (size_t i = 0; i < s->labels_len; ++i) {
     const stackrec_label& in = s->labels[i];
     LabelView& v = scratch.labels[i];
@@ -196,9 +198,9 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
     STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, kArray, i, "num_unit", &v.num_unit));
     v.num = in.num;
   }
-  out->locations = scratch.locations;
+  out->locations = absl::MakeConstSpan(scratch.locations.data(), s->locations_len);
   out->values = absl::MakeConstSpan(s->values, s->values_len);
-  out->labels = scratch.labels;
+  out->labels = absl::MakeConstSpan(scratch.labels.data(), s->labels_len);
   out->timestamp_ns = s->timestamp_ns;
   return OkStatus();
 }

@@ -14,14 +14,20 @@ namespace {
 // Big enough that per-call overhead of the compressors vanishes, small
 // enough to stay in L2.
 constexpr int kBufferBytes = 128 * 1024;
-// Output grows in steps of at least this much.
-constexpr size_t kMinOutputGrowth = 64 * 1024;
+// The room the compressors get at a time.
+constexpr size_t kOutputStep = 64 * 1024;
 
-// Makes at least kMinOutputGrowth bytes of room at the end of *out and
-// returns where they start. The caller trims back to what it wrote.
+// Makes kOutputStep bytes of room at the end of *out and returns where
+// they start; the caller trims back to what it wrote. The step is fixed,
+// because resize() zero-fills what it exposes (a step proportional to the
+// output would make the zero-filling quadratic); the capacity grows
+// geometrically, so reallocations stay logarithmic.
 char* GrowOutput(std::string* out, size_t* room) {
   const size_t old = out->size();
-  *room = std::max(kMinOutputGrowth, old / 2);
+  *room = kOutputStep;
+  if (out->capacity() < old + *room) {
+    out->reserve(std::max(out->capacity() * 2, old + *room));
+  }
   out->resize(old + *room);
   return &(*out)[old];
 }
