@@ -10,6 +10,9 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   zlib1g-dev libzstd-dev
   catch2 libbenchmark-dev
+  # stackrec-exec: libunwind's headers (the shim loads libunwind.so.8 at run
+  # time) and elfutils' libdw/libdwfl for symbolizing
+  libunwind-dev libdw-dev
 )
 
 missing=()
