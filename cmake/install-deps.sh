@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Installs, from Debian 12's archive, exactly the packages stackrec's build,
-# tests, benchmarks and demo need and this machine does not have yet.
+# tests, benchmarks, demo and embedding examples need and this machine does
+# not have yet.
 # Runs apt-get as root, or through sudo otherwise. Idempotent.
 set -euo pipefail
 
@@ -10,6 +11,12 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   zlib1g-dev libzstd-dev
   catch2 libbenchmark-dev
+  # embedding: nm/objdump for the symbol test; Ruby, its headers, make (for
+  # mkmf), minitest and google-protobuf for examples/ruby; Python's protobuf
+  # for examples/python
+  binutils
+  ruby ruby-dev make ruby-minitest ruby-google-protobuf
+  python3 python3-protobuf
   # stackrec-exec: libunwind's headers (the shim loads libunwind.so.8 at run
   # time) and elfutils' libdw/libdwfl for symbolizing
   libunwind-dev libdw-dev

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+ * Copyright 2026 The stackrec Authors.
+ *
+ * Prints the layout of the header's structures as the C compiler sees it,
+ * one line per structure ("stackrec_stats 112") and per field
+ * ("stackrec_stats.records_rejected 72 8": offset, size).
+ * test_stackrec.py compares it with stackrec.py's ctypes mirrors, which
+ * cannot read the header themselves; a structure that grew in the header
+ * shows up as a size mismatch even before its field is listed here. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "stackrec/stackrec.h"
+
+#define STRUCT(type) printf("%s %zu\n", #type, sizeof(type))
+#define FIELD(type, field)                                          \
+  printf("%s.%s %zu %zu\n", #type, #field, offsetof(type, field), \
+         sizeof(((type *)0)->field))
+
+int main(void) {
+  STRUCT(stackrec_str);
+  FIELD(stackrec_str, ptr);
+  FIELD(stackrec_str, len);
+
+  STRUCT(stackrec_value_type);
+  FIELD(stackrec_value_type, type);
+  FIELD(stackrec_value_type, unit);
+
+  STRUCT(stackrec_mapping);
+  FIELD(stackrec_mapping, memory_start);
+  FIELD(stackrec_mapping, memory_limit);
+  FIELD(stackrec_mapping, file_offset);
+  FIELD(stackrec_mapping, filename);
+  FIELD(stackrec_mapping, build_id);
+
+  STRUCT(stackrec_function);
+  FIELD(stackrec_function, name);
+  FIELD(stackrec_function, system_name);
+  FIELD(stackrec_function, filename);
+  FIELD(stackrec_function, start_line);
+
+  STRUCT(stackrec_location);
+  FIELD(stackrec_location, mapping);
+  FIELD(stackrec_location, function);
+  FIELD(stackrec_location, address);
+  FIELD(stackrec_location, line);
+
+  STRUCT(stackrec_label);
+  FIELD(stackrec_label, key);
+  FIELD(stackrec_label, str);
+  FIELD(stackrec_label, num);
+  FIELD(stackrec_label, num_unit);
+
+  STRUCT(stackrec_sample);
+  FIELD(stackrec_sample, locations);
+  FIELD(stackrec_sample, locations_len);
+  FIELD(stackrec_sample, values);
+  FIELD(stackrec_sample, values_len);
+  FIELD(stackrec_sample, labels);
+  FIELD(stackrec_sample, labels_len);
+  FIELD(stackrec_sample, timestamp_ns);
+
+  STRUCT(stackrec_profile_options);
+  FIELD(stackrec_profile_options, sample_types);
+  FIELD(stackrec_profile_options, sample_types_len);
+  FIELD(stackrec_profile_options, period_type);
+  FIELD(stackrec_profile_options, period);
+  FIELD(stackrec_profile_options, sample_types_enabled);
+  FIELD(stackrec_profile_options, max_frames);
+  FIELD(stackrec_profile_options, max_memory_bytes);
+  FIELD(stackrec_profile_options, max_output_bytes);
+
+  STRUCT(stackrec_serialize_options);
+  FIELD(stackrec_serialize_options, compression);
+  FIELD(stackrec_serialize_options, level);
+
+  STRUCT(stackrec_stats);
+  FIELD(stackrec_stats, last_samples_recorded);
+  FIELD(stackrec_stats, last_distinct_keys);
+  FIELD(stackrec_stats, last_serialize_ns);
+  FIELD(stackrec_stats, serializations_ok);
+  FIELD(stackrec_stats, serializations_failed);
+  FIELD(stackrec_stats, serialize_ns_min);
+  FIELD(stackrec_stats, serialize_ns_max);
+  FIELD(stackrec_stats, serialize_ns_total);
+  FIELD(stackrec_stats, samples_recorded);
+  FIELD(stackrec_stats, records_rejected);
+  FIELD(stackrec_stats, samples_truncated);
+  FIELD(stackrec_stats, samples_over_memory);
+  FIELD(stackrec_stats, samples_left_out_of_output);
+  return 0;
+}

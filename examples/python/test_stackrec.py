@@ -1,0 +1,248 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+# Copyright 2026 The stackrec Authors.
+"""stackrec.py, end to end: every profile is gunzipped and decoded with
+Debian's python3-protobuf and the classes protoc generates from
+src/profile.proto (profile_pb2, written into the build tree), then checked
+against what was recorded.
+
+    STACKREC_LIBRARY=<build>/src/libstackrec.so PYTHONPATH=examples/python:<dir of profile_pb2.py> \\
+      python3 -m unittest -v test_stackrec
+
+CTest runs it so (examples/python/CMakeLists.txt).
+"""
+
+import collections
+import ctypes
+import gzip
+import os
+import select
+import signal
+import subprocess
+import threading
+import unittest
+
+import profile_pb2
+import stackrec
+
+TYPES = [("cpu-time", "nanoseconds"), ("cpu-samples", "count"), ("wall-time", "nanoseconds")]
+USERS_SHOW = [("Users.show", "app/users.py", 12), ("<module>", "app.py", 1)]
+
+
+class Decoded:
+    """A pprof resolved into plain values: sample_types [(type, unit)] and
+    samples [(frames [(name, file, line)], values {type: int}, labels {key: str or int})]."""
+
+    def __init__(self, pprof, compressed=True):
+        profile = profile_pb2.Profile()
+        profile.ParseFromString(gzip.decompress(pprof) if compressed else pprof)
+        strings = profile.string_table
+        assert strings[0] == "", "string_table[0] must be empty"
+        functions = {f.id: (strings[f.name], strings[f.filename]) for f in profile.function}
+        locations = {l.id: [(*functions[line.function_id], line.line) for line in l.line]
+                     for l in profile.location}
+        self.sample_types = [(strings[t.type], strings[t.unit]) for t in profile.sample_type]
+        names = [t for t, _ in self.sample_types]
+        self.samples = []
+        for s in profile.sample:
+            frames = [frame for location_id in s.location_id for frame in locations[location_id]]
+            values = dict(zip(names, s.value, strict=True))
+            labels = {strings[l.key]: (strings[l.str] if l.str else l.num) for l in s.label}
+            self.samples.append((frames, values, labels))
+        self.time_nanos = profile.time_nanos
+        self.duration_nanos = profile.duration_nanos
+
+    def totals(self):
+        sums = collections.Counter()
+        for _, values, _ in self.samples:
+            sums.update(values)
+        return sums
+
+
+class LayoutTest(unittest.TestCase):
+    # The C names of stackrec.py's ctypes mirrors.
+    MIRRORS = {
+        "stackrec_str": stackrec._Str,
+        "stackrec_value_type": stackrec._ValueType,
+        "stackrec_mapping": stackrec._Mapping,
+        "stackrec_function": stackrec._Function,
+        "stackrec_location": stackrec._Location,
+        "stackrec_label": stackrec._Label,
+        "stackrec_sample": stackrec._Sample,
+        "stackrec_profile_options": stackrec._ProfileOptions,
+        "stackrec_serialize_options": stackrec._SerializeOptions,
+        "stackrec_stats": stackrec._Stats,
+    }
+
+    def test_structures_match_the_header(self):
+        program = os.environ.get("STACKREC_ABI_LAYOUT")
+        if program is None:
+            self.skipTest("STACKREC_ABI_LAYOUT (the abi_layout program) is not set")
+        layout = subprocess.run([program], check=True, capture_output=True, text=True).stdout
+        fields = collections.defaultdict(dict)
+        for line in layout.splitlines():
+            name, *numbers = line.split()
+            if "." in name:
+                struct, field = name.split(".")
+                fields[struct][field] = tuple(int(n) for n in numbers)
+            else:
+                self.assertEqual(int(numbers[0]), ctypes.sizeof(self.MIRRORS[name]), f"sizeof({name})")
+        self.assertEqual(set(self.MIRRORS), set(fields))
+        for struct, c_fields in fields.items():
+            mirror = self.MIRRORS[struct]
+            mirrored = {name: (getattr(mirror, name).offset, getattr(mirror, name).size)
+                        for name, _ in mirror._fields_}
+            self.assertEqual(c_fields, mirrored, struct)
+
+
+class RecorderTest(unittest.TestCase):
+    def setUp(self):
+        self.recorder = stackrec.Recorder(TYPES)
+        self.addCleanup(self.recorder.close)
+
+    def test_the_loaded_library_is_the_expected_version(self):
+        expected = os.environ.get("STACKREC_EXPECTED_VERSION_NUMBER")
+        if expected is None:
+            self.skipTest("STACKREC_EXPECTED_VERSION_NUMBER is not set")
+        self.assertEqual(int(expected), stackrec.version_number())
+
+    def test_record_serialize_decode(self):
+        self.recorder.record(USERS_SHOW, [1000, 1, 2000], {"thread id": 7, "thread name": "worker-1"})
+        start_ns, end_ns, pprof = self.recorder.serialize()
+        self.assertLessEqual(start_ns, end_ns)
+        profile = Decoded(pprof)
+        self.assertEqual(TYPES, profile.sample_types)
+        self.assertEqual(
+            [(USERS_SHOW, {"cpu-time": 1000, "cpu-samples": 1, "wall-time": 2000},
+              {"thread id": 7, "thread name": "worker-1"})],
+            profile.samples)
+        self.assertEqual(start_ns, profile.time_nanos)
+        self.assertEqual(end_ns, profile.time_nanos + profile.duration_nanos)
+
+    def test_uncompressed_output_parses_as_is(self):
+        self.recorder.record(USERS_SHOW, [1, 1, 1])
+        _, _, pprof = self.recorder.serialize(compression="none")
+        self.assertEqual(1, len(Decoded(pprof, compressed=False).samples))
+
+    def test_disabled_types_are_left_out(self):
+        with stackrec.Recorder(TYPES, enabled=[False, True, True]) as recorder:
+            recorder.record(USERS_SHOW, [5, 1, 9])  # every value is still passed
+            profile = Decoded(recorder.serialize()[2])
+        self.assertEqual(TYPES[1:], profile.sample_types)
+        self.assertEqual([{"cpu-samples": 1, "wall-time": 9}], [v for _, v, _ in profile.samples])
+
+    def test_threads_record_while_another_serializes(self):
+        thread_count, records_per_thread = 4, 2000
+        expected = collections.Counter()
+        per_thread_expected = {}
+        lock = threading.Lock()
+        profiles = []
+        done = threading.Event()
+
+        def record(t):
+            sums = collections.Counter()
+            for i in range(records_per_thread):
+                values = [1000 + i, 1, 2 * i]
+                stack = [(f"leaf_{i % 13}", "work.py", i % 7), (f"worker_{t}", "work.py", 100)]
+                self.recorder.record(stack, values, {"thread id": t})
+                sums.update(dict(zip([n for n, _ in TYPES], values)))
+            with lock:
+                expected.update(sums)
+                per_thread_expected[t] = records_per_thread
+
+        def serialize():
+            while not done.is_set():
+                profiles.append(self.recorder.serialize())
+                done.wait(0.002)
+
+        serializer = threading.Thread(target=serialize)
+        serializer.start()
+        threads = [threading.Thread(target=record, args=(t,)) for t in range(thread_count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        done.set()
+        serializer.join()
+        profiles.append(self.recorder.serialize())  # after the serializer's last flip
+
+        decoded = [Decoded(pprof) for _, _, pprof in profiles]
+        totals = sum((d.totals() for d in decoded), collections.Counter())
+        self.assertEqual(expected, totals)
+        per_thread = collections.Counter()
+        for d in decoded:
+            for _, values, labels in d.samples:
+                per_thread[labels["thread id"]] += values["cpu-samples"]
+        self.assertEqual(per_thread_expected, dict(per_thread))
+        for (_, end_ns, _), (start_ns, _, _) in zip(profiles, profiles[1:]):
+            self.assertEqual(end_ns, start_ns, "consecutive profiles tile time")
+        self.assertEqual(thread_count * records_per_thread,
+                         self.recorder.stats()["samples_recorded"])
+
+    def test_record_endpoint(self):
+        self.recorder.record(USERS_SHOW, [1, 1, 1], {"local root span id": 42})
+        self.recorder.record_endpoint(42, "GET /users/:id")
+        (_, _, labels), = Decoded(self.recorder.serialize()[2]).samples
+        self.assertEqual("GET /users/:id", labels["trace endpoint"])
+
+    def test_bad_arguments_raise_and_record_nothing(self):
+        r = self.recorder
+        cases = [
+            (lambda: r.record(USERS_SHOW, [1, 1]), stackrec.InvalidArgumentError, "values_len"),
+            (lambda: r.record([(b"\xff", "a.py", 1)], [1, 1, 1]), stackrec.InvalidArgumentError, "UTF-8"),
+            (lambda: r.record(USERS_SHOW, [1, 1, 1], {"": 1}), stackrec.InvalidArgumentError, "key"),
+            (lambda: r.record([("main", "a.py")], [1, 1, 1]), TypeError, "frames[0] must be (name, filename, line)"),
+            (lambda: r.record([("main", "a.py", "1")], [1, 1, 1]), TypeError, "frames[0] line must be an int"),
+            (lambda: r.record([(None, "a.py", 1)], [1, 1, 1]), TypeError, "frames[0] name must be str or bytes"),
+            (lambda: r.record(USERS_SHOW, [1, 1.5, 1]), TypeError, "values[1] must be an int"),
+            (lambda: r.record(USERS_SHOW, [1, 1, 1], {"k": 1.5}), TypeError, "label 'k' must be an int"),
+            (lambda: r.record(USERS_SHOW, [1, 1, 2**63]), OverflowError, "values[2] must be in"),
+            (lambda: r.record_endpoint(0, "GET /"), stackrec.InvalidArgumentError, "STACKREC_INVALID_ARGUMENT"),
+            (lambda: r.record_endpoint(-1, "GET /"), OverflowError, "local_root_span_id must be in 0.."),
+            (lambda: r.serialize(compression="lz4"), ValueError, "compression"),
+            (lambda: stackrec.Recorder([]), stackrec.InvalidArgumentError, ""),
+        ]
+        for call, error, message in cases:
+            with self.subTest(message=message, error=error.__name__):
+                with self.assertRaises(error) as raised:
+                    call()
+                self.assertIn(message, str(raised.exception))
+
+        self.recorder.record(USERS_SHOW, [1, 1, 1])
+        profile = Decoded(self.recorder.serialize()[2])
+        self.assertEqual([USERS_SHOW], [frames for frames, _, _ in profile.samples])
+        self.assertEqual(1, self.recorder.stats()["samples_recorded"])
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no fork on this platform")
+    def test_fork_child_records_after_reset_after_fork(self):
+        self.recorder.record([("parent_only", "parent.py", 1)], [1, 1, 1])
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report through the pipe, never return into unittest
+            status = 1
+            try:
+                os.close(reader)
+                self.recorder.reset_after_fork()
+                self.recorder.record([("child_only", "child.py", 1)], [0, 5, 0])
+                profile = Decoded(self.recorder.serialize()[2])
+                names = [frames[0][0] for frames, _, _ in profile.samples]
+                os.write(writer, repr((names, profile.totals()["cpu-samples"])).encode())
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(writer)
+        if not select.select([reader], [], [], 60)[0]:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            self.fail("the fork child hung")
+        with os.fdopen(reader) as pipe:
+            reported = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(0, os.waitstatus_to_exitcode(status))
+        self.assertEqual(repr((["child_only"], 5)), reported)
+        # The parent's recorder is untouched by the child.
+        profile = Decoded(self.recorder.serialize()[2])
+        self.assertEqual(["parent_only"], [frames[0][0] for frames, _, _ in profile.samples])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+# Copyright 2026 The stackrec Authors.
+#
+# Builds stackrec_ruby.so, the native half of Stackrec::StackRecorder,
+# against the stackrec that pkg-config finds: an installed one
+# (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig) or a build tree
+# (PKG_CONFIG_PATH=<build>/pkgconfig, which holds stackrec-uninstalled.pc).
+# Run it from the directory the extension should be built in:
+#
+#   PKG_CONFIG_PATH=... ruby path/to/extconf.rb && make
+#
+# CC, if set, replaces the compiler Ruby was built with, and CFLAGS and
+# LDFLAGS from the environment are added to Ruby's own: the CMake build
+# passes its compiler and sanitizer flags this way. STACKREC_WERROR=1 makes
+# warnings errors.
+require "mkmf"
+
+RbConfig::MAKEFILE_CONFIG["CC"] = ENV["CC"] if ENV["CC"]
+# Before the checks below: with an instrumented libstackrec.so, even mkmf's
+# test programs only link with the same -fsanitize flags.
+$CFLAGS << " " << ENV["CFLAGS"] if ENV["CFLAGS"]
+$LDFLAGS << " " << ENV["LDFLAGS"] if ENV["LDFLAGS"]
+
+unless pkg_config("stackrec")
+  abort "extconf.rb: pkg-config finds no stackrec; set PKG_CONFIG_PATH to " \
+        "<prefix>/lib/pkgconfig (installed) or <build>/pkgconfig (a build tree)"
+end
+unless have_header("stackrec/stackrec.h") &&
+       have_func("stackrec_recorder_new", "stackrec/stackrec.h")
+  abort "extconf.rb: pkg-config's stackrec flags do not compile and link; see mkmf.log"
+end
+
+# Ruby loads the extension with dlopen(), which must then find
+# libstackrec.so.0 without LD_LIBRARY_PATH: record where pkg-config found it.
+# (A gem that vendors the library next to the extension would use $ORIGIN.)
+libdir = pkg_config("stackrec", "variable=libdir")
+$LDFLAGS << " -Wl,-rpath,#{libdir}"
+
+# Only Init_stackrec_ruby is exported; nothing of ours reaches the global
+# symbol namespace Ruby loads extensions into. (Ruby's warnflags already hold
+# -Wall -Wextra, minus the warnings its own headers would raise.)
+$CFLAGS << " -fvisibility=hidden"
+$CFLAGS << " -Werror" if ENV["STACKREC_WERROR"] == "1"
+
+create_makefile("stackrec_ruby")
