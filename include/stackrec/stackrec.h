@@ -30,6 +30,11 @@
  *     entry 0 is "", ids start at 1, and only what the samples reference is
  *     written. See README.md for the label conventions (end_timestamp_ns,
  *     local root span id, trace endpoint).
+ *  7. Versions. Structs gain fields only at their end, and the library reads
+ *     a struct with the size of the header it was built from; while the
+ *     major version is 0 (SONAME libstackrec.so.0) that size may still
+ *     grow, so build against the header of the library you load, and check
+ *     stackrec_version_number() == STACKREC_VERSION_NUMBER at start-up.
  *
  * Only <stdint.h>, <stddef.h> and <stdbool.h> are included; this header is
  * C99 and C++ clean.
