@@ -22,9 +22,10 @@ inline uint64_t Load64(const char* p) {
   return v;
 }
 
-// One lane: h absorbs 16 bytes per step.
-inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1) {
-  return Fold(w0 ^ h ^ kP0, w1 ^ kP1);
+// One lane: h absorbs 16 bytes per step, under a pair of keys.
+inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0,
+                     uint64_t k1 = kP1) {
+  return Fold(w0 ^ h ^ k0, w1 ^ k1);
 }
 
 inline uint64_t Load32(const char* p) {
@@ -51,14 +52,15 @@ inline void LoadTail(const char* p, size_t n, uint64_t* w0, uint64_t* w1) {
 }
 
 // Absorbs the bytes of `s`; its length must have been absorbed before.
-inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s) {
+inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0,
+                            uint64_t k1 = kP1) {
   const char* p = s.data();
   size_t n = s.size();
   if (n == 0) return h;
-  for (; n > 16; p += 16, n -= 16) h = Step(h, Load64(p), Load64(p + 8));
+  for (; n > 16; p += 16, n -= 16) h = Step(h, Load64(p), Load64(p + 8), k0, k1);
   uint64_t w0, w1;
   LoadTail(p, n, &w0, &w1);
-  return Step(h, w0, w1);
+  return Step(h, w0, w1, k0, k1);
 }
 
 // The frame's fields go through independent chains that the CPU runs in
@@ -92,21 +94,12 @@ uint64_t HashFrame(const LocationView& f) {
 class Lanes {
  public:
   void Add(uint64_t w0, uint64_t w1) {
-    a_ = Fold(w0 ^ a_ ^ kP0, w1 ^ kP1);
-    b_ = Fold(w0 ^ b_ ^ kP2, w1 ^ kP3);
+    a_ = Step(a_, w0, w1, kP0, kP1);
+    b_ = Step(b_, w0, w1, kP2, kP3);
   }
   void AddBytes(absl::string_view s) {
-    a_ = AbsorbBytes(a_, s);
-    // The second lane sees the same bytes under other keys.
-    const char* p = s.data();
-    size_t n = s.size();
-    if (n == 0) return;
-    for (; n > 16; p += 16, n -= 16) {
-      b_ = Fold(Load64(p) ^ b_ ^ kP2, Load64(p + 8) ^ kP3);
-    }
-    uint64_t w0, w1;
-    LoadTail(p, n, &w0, &w1);
-    b_ = Fold(w0 ^ b_ ^ kP2, w1 ^ kP3);
+    a_ = AbsorbBytes(a_, s, kP0, kP1);
+    b_ = AbsorbBytes(b_, s, kP2, kP3);  // the same bytes under other keys
   }
   Fingerprint Finish() const {
     return Fingerprint{Fold(a_ ^ kP1, b_ ^ kP2), Fold(b_ ^ kP3, a_ ^ kP0)};

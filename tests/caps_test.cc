@@ -105,9 +105,7 @@ TEST_CASE("recorder stats count truncated stacks and samples over the memory cap
   Options o;
   o.opts.max_frames = 2;
   o.opts.max_memory_bytes = 200 * 1024;
-  stackrec_recorder* raw = nullptr;
-  REQUIRE(stackrec_recorder_new(&o.opts, &raw) == STACKREC_OK);
-  std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> r(raw, stackrec_recorder_free);
+  auto r = NewRecorder(o.opts);
   SampleBuilder deep;
   deep.Frame("a").Frame("b").Frame("c").Values({1, 1, 1});
   REQUIRE(stackrec_recorder_record(r.get(), &deep.Get()) == STACKREC_OK);
@@ -198,9 +196,7 @@ TEST_CASE("a max_output_bytes too small for any profile is LIMIT_EXCEEDED") {
 TEST_CASE("recorder stats count the samples left out of an output at its cap") {
   Options o;
   o.opts.max_output_bytes = 4096;
-  stackrec_recorder* raw = nullptr;
-  REQUIRE(stackrec_recorder_new(&o.opts, &raw) == STACKREC_OK);
-  std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> r(raw, stackrec_recorder_free);
+  auto r = NewRecorder(o.opts);
   for (int i = 0; i < 1000; ++i) {
     SampleBuilder b;
     b.Frame("function_number_" + std::to_string(i)).Values({i + 1, 1, 1});

@@ -22,17 +22,7 @@ using namespace stackrec_test;
 
 namespace {
 
-struct RecorderDeleter {
-  void operator()(stackrec_recorder* r) const { stackrec_recorder_free(r); }
-};
-using RecorderPtr = std::unique_ptr<stackrec_recorder, RecorderDeleter>;
-
-RecorderPtr NewRecorder() {
-  Options o;
-  stackrec_recorder* r = nullptr;
-  REQUIRE(stackrec_recorder_new(&o.opts, &r) == STACKREC_OK);
-  return RecorderPtr(r);
-}
+RecorderPtr NewRecorder() { return stackrec_test::NewRecorder(Options().opts); }
 
 // Sums every sample's values of one encoded profile into `totals`.
 void AddTotals(const stackrec_encoded* e, std::vector<int64_t>* totals) {

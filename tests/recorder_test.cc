@@ -11,19 +11,6 @@ using Strings = std::vector<std::string>;
 
 namespace {
 
-struct RecorderDeleter {
-  void operator()(stackrec_recorder* r) const { stackrec_recorder_free(r); }
-};
-using RecorderPtr = std::unique_ptr<stackrec_recorder, RecorderDeleter>;
-
-RecorderPtr NewRecorder(const stackrec_profile_options& opts) {
-  stackrec_recorder* r = nullptr;
-  const stackrec_status st = stackrec_recorder_new(&opts, &r);
-  INFO(stackrec_last_error());
-  REQUIRE(st == STACKREC_OK);
-  return RecorderPtr(r);
-}
-
 void Record(stackrec_recorder* r, SampleBuilder& b) {
   const stackrec_status st = stackrec_recorder_record(r, &b.Get());
   INFO(stackrec_last_error());

@@ -28,6 +28,15 @@ ProfilePtr NewProfile(const stackrec_profile_options& opts) {
   return ProfilePtr(p);
 }
 
+RecorderPtr NewRecorder(const stackrec_profile_options& opts) {
+  stackrec_recorder* r = nullptr;
+  const stackrec_status st = stackrec_recorder_new(&opts, &r);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(r != nullptr);
+  return RecorderPtr(r);
+}
+
 ProfilePtr NewProfile() {
   Options o;
   return NewProfile(o.opts);

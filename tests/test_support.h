@@ -22,8 +22,12 @@ struct ProfileDeleter {
 struct EncodedDeleter {
   void operator()(stackrec_encoded* e) const { stackrec_encoded_free(e); }
 };
+struct RecorderDeleter {
+  void operator()(stackrec_recorder* r) const { stackrec_recorder_free(r); }
+};
 using ProfilePtr = std::unique_ptr<stackrec_profile, ProfileDeleter>;
 using EncodedPtr = std::unique_ptr<stackrec_encoded, EncodedDeleter>;
+using RecorderPtr = std::unique_ptr<stackrec_recorder, RecorderDeleter>;
 
 inline stackrec_str S(const char* s) {
   return stackrec_str{s, std::char_traits<char>::length(s)};
@@ -39,9 +43,10 @@ struct Options {
   explicit Options(size_t n);  // the first n of the three above
 };
 
-// Creates a profile, failing the test on error.
+// Creates a profile (a recorder), failing the test on error.
 ProfilePtr NewProfile(const stackrec_profile_options& opts);
 ProfilePtr NewProfile();  // Options()
+RecorderPtr NewRecorder(const stackrec_profile_options& opts);
 
 class SampleBuilder {
  public:
