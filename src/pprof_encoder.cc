@@ -445,11 +445,7 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
     selection.extra_values.assign(values, 0);
     auto add = [&](const int64_t* v) {
       for (size_t k = 0; k < values; ++k) {
-        int64_t sum;
-        selection.extra_values[k] =
-            __builtin_add_overflow(selection.extra_values[k], v[k], &sum)
-                ? (v[k] > 0 ? INT64_MAX : INT64_MIN)
-                : sum;
+        selection.extra_values[k] = SaturatingAdd(selection.extra_values[k], v[k]);
       }
     };
     for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));

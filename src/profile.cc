@@ -3,22 +3,12 @@
 #include "profile.h"
 
 #include <cinttypes>
-#include <limits>
 #include <utility>
 
 #include "utf8.h"
 
 namespace stackrec {
 namespace {
-
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max()
-                 : std::numeric_limits<int64_t>::min();
-  }
-  return sum;
-}
 
 bool IsNoMapping(const MappingView& m) {
   return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&

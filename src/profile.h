@@ -12,6 +12,7 @@
 #define STACKREC_SRC_PROFILE_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -111,6 +112,17 @@ struct Label {
     return H::combine(std::move(h), l.key, l.str, l.num_unit, l.num);
   }
 };
+
+// a + b, clamped to the int64 range instead of wrapping: how sample values
+// are summed everywhere.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
 
 // Well-known label keys (pprof and the profilers that read it agree on them).
 inline constexpr absl::string_view kEndTimestampKey = "end_timestamp_ns";
