@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clock.h"
@@ -52,6 +53,7 @@ struct stackrec_encoded {
   std::string bytes;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  std::vector<std::pair<std::string, int64_t>> endpoint_counts;
 };
 
 namespace stackrec {
@@ -288,6 +290,17 @@ stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
   });
 }
 
+stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,
+                                                   stackrec_str endpoint,
+                                                   int64_t value) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    absl::string_view view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
+    return profile->impl->AddEndpointCount(view, value);
+  });
+}
+
 stackrec_status stackrec_profile_serialize(
     stackrec_profile* profile, const stackrec_serialize_options* opts,
     stackrec_encoded** out) {
@@ -303,6 +316,7 @@ stackrec_status stackrec_profile_serialize(
     uint64_t left_out = 0;
     STACKREC_RETURN_IF_ERROR(stackrec::EncodePprofWithinLimit(
         *profile->impl, options, encoded->end_ns, &encoded->bytes, &left_out));
+    encoded->endpoint_counts = profile->impl->EndpointCounts();
     *out = encoded.release();
     return OkStatus();
   });
@@ -334,6 +348,29 @@ int64_t stackrec_encoded_start_ns(const stackrec_encoded* encoded) {
 
 int64_t stackrec_encoded_end_ns(const stackrec_encoded* encoded) {
   return encoded == nullptr ? 0 : encoded->end_ns;
+}
+
+size_t stackrec_encoded_endpoint_counts_len(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->endpoint_counts.size();
+}
+
+stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded,
+                                                size_t index, stackrec_str* endpoint,
+                                                int64_t* count) {
+  return Guard([&]() -> Status {
+    if (encoded == nullptr) return NullArgument("encoded");
+    if (endpoint == nullptr) return NullArgument("endpoint");
+    if (count == nullptr) return NullArgument("count");
+    if (index >= encoded->endpoint_counts.size()) {
+      return Error(stackrec::Code::kInvalidArgument,
+                   "index %zu is past the %zu endpoint counts", index,
+                   encoded->endpoint_counts.size());
+    }
+    const auto& [name, n] = encoded->endpoint_counts[index];
+    *endpoint = stackrec_str{name.data(), name.size()};
+    *count = n;
+    return OkStatus();
+  });
 }
 
 void stackrec_encoded_free(stackrec_encoded* encoded) { delete encoded; }
@@ -378,6 +415,17 @@ stackrec_status stackrec_recorder_record_endpoint(stackrec_recorder* recorder,
   });
 }
 
+stackrec_status stackrec_recorder_add_endpoint_count(stackrec_recorder* recorder,
+                                                    stackrec_str endpoint,
+                                                    int64_t value) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    absl::string_view view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
+    return recorder->impl->AddEndpointCount(view, value);
+  });
+}
+
 stackrec_status stackrec_recorder_serialize(
     stackrec_recorder* recorder, const stackrec_serialize_options* opts,
     stackrec_encoded** out) {
@@ -394,6 +442,7 @@ stackrec_status stackrec_recorder_serialize(
     encoded->bytes = std::move(profile.bytes);
     encoded->start_ns = profile.start_ns;
     encoded->end_ns = profile.end_ns;
+    encoded->endpoint_counts = std::move(profile.endpoint_counts);
     *out = encoded.release();
     return OkStatus();
   });

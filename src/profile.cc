@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 #include "profile.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <utility>
 
@@ -124,6 +125,7 @@ void Profile::Reset(int64_t start_ns) {
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
+  endpoint_counts_ = {};
   start_ns_ = start_ns;
   InternConstants();
 }
@@ -491,6 +493,29 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id,
   }
   endpoints_.insert_or_assign(local_root_span_id, id);
   return OkStatus();
+}
+
+Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
+  if (endpoint.empty()) {
+    return Error(Code::kInvalidArgument, "endpoint is empty");
+  }
+  StringId id;
+  if (!strings_.Intern(endpoint, &id)) {
+    return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
+  }
+  int64_t& count = endpoint_counts_[id];
+  count = SaturatingAdd(count, value);
+  return OkStatus();
+}
+
+std::vector<std::pair<std::string, int64_t>> Profile::EndpointCounts() const {
+  std::vector<std::pair<std::string, int64_t>> counts;
+  counts.reserve(endpoint_counts_.size());
+  for (const auto& [id, count] : endpoint_counts_) {
+    counts.emplace_back(std::string(strings_.Get(id)), count);
+  }
+  std::sort(counts.begin(), counts.end());
+  return counts;
 }
 
 }  // namespace stackrec

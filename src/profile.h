@@ -144,6 +144,10 @@ class Profile {
   // recorded samples reference.
   Status Add(const SampleView& sample);
   Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
+  // Adds `value` to the hit count of `endpoint` (saturating).
+  Status AddEndpointCount(absl::string_view endpoint, int64_t value);
+  // The hit counts, by endpoint name.
+  std::vector<std::pair<std::string, int64_t>> EndpointCounts() const;
   // Drops all samples, endpoints and interned data; the interval restarts.
   void Reset(int64_t start_ns);
   // A new, empty profile starting at start_ns that already holds the
@@ -260,6 +264,7 @@ class Profile {
   std::vector<Timed> timed_;
   std::vector<int64_t> timed_values_;
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
+  absl::flat_hash_map<StringId, int64_t> endpoint_counts_;
 
   // Fingerprint of a sample's frames (labels) -> its stack (label set) id:
   // the fast path of Add for input seen before (see fingerprint.h).

@@ -161,6 +161,12 @@ Status Recorder::RecordEndpoint(uint64_t local_root_span_id,
   });
 }
 
+Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
+  return WithActiveSlot([&](Slot& slot) {
+    return slot.profile->AddEndpointCount(endpoint, value);
+  });
+}
+
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
                            EncodedProfile* out) {
   bool expected = false;
@@ -209,6 +215,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   out->bytes.clear();
   out->start_ns = profile.start_ns();
   out->end_ns = flip_ns;
+  out->endpoint_counts = profile.EndpointCounts();
   uint64_t left_out = 0;
   const Status status =
       EncodePprofWithinLimit(profile, options, flip_ns, &out->bytes, &left_out);

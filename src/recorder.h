@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
@@ -40,6 +42,8 @@ struct RecorderStats {
 struct EncodedProfile {
   std::string bytes;
   int64_t start_ns = 0, end_ns = 0;
+  // The profile's endpoint hit counts, by endpoint name.
+  std::vector<std::pair<std::string, int64_t>> endpoint_counts;
 };
 
 class Recorder {
@@ -54,6 +58,7 @@ class Recorder {
   // serializer.
   Status Record(const SampleView& sample);
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
+  Status AddEndpointCount(absl::string_view endpoint, int64_t value);
 
   // Serializer side: one thread at a time; a concurrent second call gets
   // kBusy. `clock` is read once, at the flip.

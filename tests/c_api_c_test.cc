@@ -10,6 +10,7 @@
 extern "C" int stackrec_c_api_exercise(int compression, unsigned char** bytes,
                                        size_t* size, int64_t* start_ns,
                                        int64_t* end_ns);
+extern "C" int stackrec_c_api_exercise_recorder(unsigned char** bytes, size_t* size);
 
 using namespace stackrec_test;
 using Strings = std::vector<std::string>;
@@ -47,4 +48,20 @@ TEST_CASE("the header works from C99, and what C wrote decodes field by field") 
     CHECK(Str(out, out.mapping(0).filename()) == "/bin/c");
     CHECK(Str(out, out.mapping(0).build_id()) == "abc123");
   }
+}
+
+TEST_CASE("the recorder half of the header works from C99, and its output decodes") {
+  unsigned char* bytes = nullptr;
+  size_t size = 0;
+  REQUIRE(stackrec_c_api_exercise_recorder(&bytes, &size) == 1);
+  const std::string data(reinterpret_cast<char*>(bytes), size);
+  std::free(bytes);
+  const Profile out = Decode(data);
+  CheckInvariants(out);
+  CHECK(SampleTypes(out) == Strings{"cpu-samples/count"});
+  REQUIRE(out.sample_size() == 1);
+  CHECK(out.sample(0).value(0) == 5);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"recorded_from_c"});
+  CHECK(LabelStrings(out, out.sample(0)) ==
+        Strings{"trace endpoint=GET /r", "local root span id=9"});
 }

@@ -96,6 +96,10 @@ int stackrec_c_api_exercise(int compression, unsigned char **bytes,
     fail("stackrec_profile_set_endpoint", st);
     goto done;
   }
+  if ((st = stackrec_profile_add_endpoint_count(profile, endpoint, 3)) != STACKREC_OK) {
+    fail("stackrec_profile_add_endpoint_count", st);
+    goto done;
+  }
   sopts.compression = (stackrec_compression)compression;
   sopts.level = 0;
   if ((st = stackrec_profile_serialize(profile, &sopts, &encoded)) != STACKREC_OK) {
@@ -108,6 +112,17 @@ int stackrec_c_api_exercise(int compression, unsigned char **bytes,
   memcpy(*bytes, stackrec_encoded_data(encoded), *size);
   *start_ns = stackrec_encoded_start_ns(encoded);
   *end_ns = stackrec_encoded_end_ns(encoded);
+  {
+    stackrec_str name;
+    int64_t count = 0;
+    if (stackrec_encoded_endpoint_counts_len(encoded) != 1 ||
+        stackrec_encoded_endpoint_count(encoded, 0, &name, &count) != STACKREC_OK ||
+        name.len != endpoint.len || memcmp(name.ptr, endpoint.ptr, name.len) != 0 ||
+        count != 3) {
+      fprintf(stderr, "endpoint counts did not come back\n");
+      goto done;
+    }
+  }
   if ((st = stackrec_profile_reset(profile)) != STACKREC_OK) {
     fail("stackrec_profile_reset", st);
     goto done;
@@ -118,5 +133,76 @@ done:
   stackrec_profile_free(profile);
   stackrec_profile_free(NULL);
   stackrec_encoded_free(NULL);
+  return ok;
+}
+
+/* The recorder half of the header, from C: records one sample from this
+ * thread, serializes it, checks the stats and hands the bytes back. */
+int stackrec_c_api_exercise_recorder(unsigned char **bytes, size_t *size) {
+  static const stackrec_value_type types[1] = {{STR("cpu-samples"), STR("count")}};
+  static const bool enabled[1] = {true};
+  stackrec_profile_options opts;
+  stackrec_recorder *recorder = NULL;
+  stackrec_encoded *encoded = NULL;
+  stackrec_location frame;
+  stackrec_label label;
+  stackrec_sample sample;
+  stackrec_stats stats;
+  stackrec_status st;
+  int64_t value = 5;
+  stackrec_str endpoint = STR("GET /r");
+  int ok = 0;
+
+  memset(&opts, 0, sizeof(opts));
+  opts.sample_types = types;
+  opts.sample_types_len = 1;
+  opts.sample_types_enabled = enabled;
+  opts.max_frames = 64;
+  opts.max_memory_bytes = 1 << 24;
+  opts.max_output_bytes = 1 << 20;
+  if ((st = stackrec_recorder_new(&opts, &recorder)) != STACKREC_OK) {
+    return fail("stackrec_recorder_new", st);
+  }
+  memset(&frame, 0, sizeof(frame));
+  frame.function.name = (stackrec_str)STR("recorded_from_c");
+  memset(&label, 0, sizeof(label));
+  label.key = (stackrec_str)STR("local root span id");
+  label.num = 9;
+  memset(&sample, 0, sizeof(sample));
+  sample.locations = &frame;
+  sample.locations_len = 1;
+  sample.values = &value;
+  sample.values_len = 1;
+  sample.labels = &label;
+  sample.labels_len = 1;
+  if ((st = stackrec_recorder_record_endpoint(recorder, 9, endpoint)) != STACKREC_OK ||
+      (st = stackrec_recorder_add_endpoint_count(recorder, endpoint, 1)) != STACKREC_OK ||
+      (st = stackrec_recorder_record(recorder, &sample)) != STACKREC_OK ||
+      (st = stackrec_recorder_serialize(recorder, NULL, &encoded)) != STACKREC_OK ||
+      (st = stackrec_recorder_stats(recorder, &stats)) != STACKREC_OK) {
+    fail("recorder call", st);
+    goto done;
+  }
+  if (stats.samples_recorded != 1 || stats.serializations_ok != 1 ||
+      stats.last_distinct_keys != 1 || stats.records_rejected != 0 ||
+      stats.samples_truncated != 0 || stats.samples_over_memory != 0 ||
+      stats.samples_left_out_of_output != 0 ||
+      stackrec_encoded_endpoint_counts_len(encoded) != 1) {
+    fprintf(stderr, "unexpected recorder stats\n");
+    goto done;
+  }
+  *size = stackrec_encoded_size(encoded);
+  *bytes = (unsigned char *)malloc(*size);
+  if (*bytes == NULL) goto done;
+  memcpy(*bytes, stackrec_encoded_data(encoded), *size);
+  if ((st = stackrec_recorder_reset_after_fork(recorder)) != STACKREC_OK) {
+    fail("stackrec_recorder_reset_after_fork", st);
+    goto done;
+  }
+  ok = 1;
+done:
+  stackrec_encoded_free(encoded);
+  stackrec_recorder_free(recorder);
+  stackrec_recorder_free(NULL);
   return ok;
 }

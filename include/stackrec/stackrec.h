@@ -230,6 +230,13 @@ STACKREC_API stackrec_status stackrec_profile_set_endpoint(
     stackrec_profile *profile, uint64_t local_root_span_id,
     stackrec_str endpoint);
 
+/* Adds `value` to the number of times `endpoint` was hit (saturating at
+ * the int64 bounds). The counts go out with each stackrec_encoded (see
+ * stackrec_encoded_endpoint_count) and are dropped by a reset. An empty
+ * endpoint is rejected. */
+STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
+    stackrec_profile *profile, stackrec_str endpoint, int64_t value);
+
 /* Encodes everything added since creation or the last reset, without
  * resetting. `opts` NULL means gzip at the default level. The interval is
  * [start, now]: time_nanos = start, duration_nanos = now - start. */
@@ -256,6 +263,15 @@ STACKREC_API size_t stackrec_encoded_size(const stackrec_encoded *encoded);
 STACKREC_API int64_t stackrec_encoded_start_ns(
     const stackrec_encoded *encoded);
 STACKREC_API int64_t stackrec_encoded_end_ns(const stackrec_encoded *encoded);
+/* The endpoint hit counts of the profile encoded, sorted by endpoint name:
+ * how many there are (0 for NULL), and the index-th one. The endpoint's
+ * bytes stay valid until stackrec_encoded_free. INVALID_ARGUMENT for a NULL
+ * handle or output, or an index past the end. */
+STACKREC_API size_t stackrec_encoded_endpoint_counts_len(
+    const stackrec_encoded *encoded);
+STACKREC_API stackrec_status stackrec_encoded_endpoint_count(
+    const stackrec_encoded *encoded, size_t index, stackrec_str *endpoint,
+    int64_t *count);
 /* NULL-safe. */
 STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
 
@@ -291,6 +307,11 @@ STACKREC_API stackrec_status stackrec_recorder_record(
 STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
     stackrec_recorder *recorder, uint64_t local_root_span_id,
     stackrec_str endpoint);
+
+/* As stackrec_profile_add_endpoint_count, into the active slot: the counts
+ * go out with the profile of the slot, and are reset with it. */
+STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
+    stackrec_recorder *recorder, stackrec_str endpoint, int64_t value);
 
 /* Flips the slots and returns the old slot's profile, covering
  * [previous flip or creation, this flip]. `opts` NULL means gzip at the
