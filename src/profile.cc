@@ -370,20 +370,27 @@ Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
   const uint64_t key = (uint64_t{stack} << 32) | labels;
-  auto it = key_index_.find(key);
-  if (it != key_index_.end()) {
-    int64_t* sums = &values_[size_t{it->second} * stored_values_];
-    for (size_t i = 0; i < stored_values_; ++i) {
-      sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
-    }
-    return;
+  if (auto it = key_index_.find(key); it != key_index_.end()) {
+    SumInto(it->second);
+  } else {
+    InsertKey(key);
   }
+}
+
+void Profile::SumInto(uint32_t row) {
+  int64_t* sums = &values_[size_t{row} * stored_values_];
+  for (size_t i = 0; i < stored_values_; ++i) {
+    sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
+  }
+}
+
+void Profile::InsertKey(uint64_t key) {
   // Grow the vectors before indexing the key, so that an allocation failure
   // leaves the profile as it was.
   ReserveFor(keys_, 1);
   ReserveFor(values_, stored_values_);
   key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
-  keys_.push_back(Key{stack, labels});
+  keys_.push_back(Key{static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
   values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
 }
 
@@ -473,9 +480,14 @@ Status Profile::Add(const SampleView& sample) {
     timed_.push_back(Timed{stack, labels, sample.timestamp_ns});
     return OkStatus();
   }
+  // One lookup: the common case is a key seen before.
   const uint64_t key = (uint64_t{stack} << 32) | labels;
-  if (!key_index_.contains(key) && Full()) return AddOverflow(frames, sample.labels);
-  AggregateInto(stack, labels);
+  if (auto it = key_index_.find(key); it != key_index_.end()) {
+    SumInto(it->second);
+    return OkStatus();
+  }
+  if (Full()) return AddOverflow(frames, sample.labels);
+  InsertKey(key);
   return OkStatus();
 }
 

@@ -238,6 +238,10 @@ class Profile {
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
   void AggregateInto(uint32_t stack, uint32_t labels);
+  // Adds scratch_values_ to key row `row`, or to a new row for `key`
+  // (stack << 32 | labels).
+  void SumInto(uint32_t row);
+  void InsertKey(uint64_t key);
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // `frame_hashes` are the frames' hashes from FingerprintFrames.
