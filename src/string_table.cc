@@ -11,9 +11,11 @@
 namespace stackrec {
 namespace {
 
-// Large enough that a profile's strings take a handful of allocations,
-// small enough that an almost empty profile stays cheap.
-constexpr size_t kChunkBytes = 64 * 1024;
+// Chunks double from kFirstChunkBytes up to kMaxChunkBytes: a profile with
+// a few strings (a fresh or reset slot, a short test) costs one small block,
+// a big one takes a handful of allocations per megabyte.
+constexpr size_t kFirstChunkBytes = 2 * 1024;
+constexpr size_t kMaxChunkBytes = 64 * 1024;
 
 }  // namespace
 
@@ -32,8 +34,10 @@ void StringTable::Clear() {
 
 absl::string_view StringTable::Copy(absl::string_view s) {
   if (s.size() > chunk_left_) {
-    const size_t size = std::max(kChunkBytes, s.size());
-    chunks_.push_back(std::make_unique<char[]>(size));
+    const size_t grown = std::min(kMaxChunkBytes, std::max(kFirstChunkBytes, arena_bytes_));
+    const size_t size = std::max(grown, s.size());
+    // Not make_unique<char[]>: it would zero bytes that memcpy overwrites.
+    chunks_.push_back(std::unique_ptr<char[]>(new char[size]));
     arena_bytes_ += size;
     chunk_pos_ = chunks_.back().get();
     chunk_left_ = size;
