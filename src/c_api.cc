@@ -54,6 +54,7 @@ struct stackrec_encoded {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;
+  stackrec::SerializationStats stats;
 };
 
 namespace stackrec {
@@ -98,18 +99,20 @@ Status ToView(stackrec_str s, const char* field, absl::string_view* out) {
   return OkStatus();
 }
 
-// The same for an element of an array: "sample.labels[3].key".
+// The same for an element of an array: "sample.labels[3].key", or
+// "opts.comments[3]" when `field` is "".
 Status ToView(stackrec_str s, const char* array, size_t index,
               const char* field, absl::string_view* out) {
+  const char* dot = *field == '\0' ? "" : ".";
   if (s.ptr == nullptr && s.len != 0) {
     return Error(Code::kInvalidArgument,
-                 "%s[%zu].%s.ptr is NULL but its len is %zu", array, index,
-                 field, s.len);
+                 "%s[%zu]%s%s.ptr is NULL but its len is %zu", array, index,
+                 dot, field, s.len);
   }
   if (s.len > kMaxStringBytes) {
     return Error(Code::kInvalidArgument,
-                 "%s[%zu].%s.len %zu is over the %zu byte limit", array, index,
-                 field, s.len, kMaxStringBytes);
+                 "%s[%zu]%s%s.len %zu is over the %zu byte limit", array, index,
+                 dot, field, s.len, kMaxStringBytes);
   }
   *out = s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
   return OkStatus();
@@ -155,6 +158,18 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
   in.max_frames = opts->max_frames;
   in.max_memory_bytes = opts->max_memory_bytes;
   in.max_output_bytes = opts->max_output_bytes;
+  absl::string_view view;
+  STACKREC_RETURN_IF_ERROR(ToView(opts->default_sample_type, "opts.default_sample_type", &view));
+  in.default_sample_type = std::string(view);
+  STACKREC_RETURN_IF_ERROR(CheckArray(opts->comments, opts->comments_len, "opts.comments"));
+  for (size_t i = 0; i < opts->comments_len; ++i) {
+    STACKREC_RETURN_IF_ERROR(ToView(opts->comments[i], "opts.comments", i, "", &view));
+    in.comments.emplace_back(view);
+  }
+  STACKREC_RETURN_IF_ERROR(ToView(opts->drop_frames, "opts.drop_frames", &view));
+  in.drop_frames = std::string(view);
+  STACKREC_RETURN_IF_ERROR(ToView(opts->keep_frames, "opts.keep_frames", &view));
+  in.keep_frames = std::string(view);
   return MakeProfileOptions(in, out);
 }
 
@@ -313,9 +328,8 @@ stackrec_status stackrec_profile_serialize(
     auto encoded = std::make_unique<stackrec_encoded>();
     encoded->start_ns = profile->impl->start_ns();
     encoded->end_ns = stackrec::NowUnixNanos();
-    uint64_t left_out = 0;
-    STACKREC_RETURN_IF_ERROR(stackrec::EncodePprofWithinLimit(
-        *profile->impl, options, encoded->end_ns, &encoded->bytes, &left_out));
+    STACKREC_RETURN_IF_ERROR(stackrec::SerializeProfile(
+        *profile->impl, options, encoded->end_ns, &encoded->bytes, &encoded->stats));
     encoded->endpoint_counts = profile->impl->EndpointCounts();
     *out = encoded.release();
     return OkStatus();
@@ -369,6 +383,29 @@ stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded,
     const auto& [name, n] = encoded->endpoint_counts[index];
     *endpoint = stackrec_str{name.data(), name.size()};
     *count = n;
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_encoded_stats(const stackrec_encoded* encoded,
+                                       stackrec_encode_stats* out) {
+  return Guard([&]() -> Status {
+    if (encoded == nullptr) return NullArgument("encoded");
+    if (out == nullptr) return NullArgument("out");
+    const stackrec::SerializationStats& s = encoded->stats;
+    *out = stackrec_encode_stats{};
+    out->samples_recorded = s.samples_added;
+    out->samples_truncated = s.samples_truncated;
+    out->samples_over_memory = s.samples_over_memory;
+    out->samples_written = s.encoded.samples_written;
+    out->samples_left_out = s.encoded.samples_left_out;
+    out->locations_written = s.encoded.locations_written;
+    out->functions_written = s.encoded.functions_written;
+    out->mappings_written = s.encoded.mappings_written;
+    out->strings_written = s.encoded.strings_written;
+    out->uncompressed_bytes = s.encoded.uncompressed_bytes;
+    out->compressed_bytes = encoded->bytes.size();
+    out->encode_ns = s.encode_ns;
     return OkStatus();
   });
 }
@@ -443,6 +480,7 @@ stackrec_status stackrec_recorder_serialize(
     encoded->start_ns = profile.start_ns;
     encoded->end_ns = profile.end_ns;
     encoded->endpoint_counts = std::move(profile.endpoint_counts);
+    encoded->stats = profile.stats;
     *out = encoded.release();
     return OkStatus();
   });

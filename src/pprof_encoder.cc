@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "clock.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace stackrec {
@@ -19,8 +20,10 @@ namespace field {
 constexpr uint32_t kProfileSampleType = 1, kProfileSample = 2,
                    kProfileMapping = 3, kProfileLocation = 4,
                    kProfileFunction = 5, kProfileStringTable = 6,
+                   kProfileDropFrames = 7, kProfileKeepFrames = 8,
                    kProfileTimeNanos = 9, kProfileDurationNanos = 10,
-                   kProfilePeriodType = 11, kProfilePeriod = 12;
+                   kProfilePeriodType = 11, kProfilePeriod = 12,
+                   kProfileComment = 13, kProfileDefaultSampleType = 14;
 constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
 constexpr uint32_t kSampleLocationId = 1, kSampleValue = 2, kSampleLabel = 3;
 constexpr uint32_t kLabelKey = 1, kLabelStr = 2, kLabelNum = 3,
@@ -101,6 +104,8 @@ class Encoder {
 
   void MarkAll();
   void Write(CodedOutputStream* out) const;
+  // Counts of what Write writes (after MarkAll).
+  void Count(EncodeStats* stats) const;
 
  private:
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
@@ -247,6 +252,21 @@ void Encoder::MarkAll() {
     strings_.Mark(p_.period_type_ids().first);
     strings_.Mark(p_.period_type_ids().second);
   }
+  strings_.Mark(p_.drop_frames_id());
+  strings_.Mark(p_.keep_frames_id());
+  for (StringId id : p_.comment_ids()) strings_.Mark(id);
+  strings_.Mark(p_.default_sample_type_id());
+}
+
+void Encoder::Count(EncodeStats* stats) const {
+  stats->samples_written = 0;
+  ForEachSample([&](uint32_t, uint32_t, const int64_t*, int64_t) {
+    ++stats->samples_written;
+  });
+  stats->locations_written = locations_.order().size();
+  stats->functions_written = functions_.order().size();
+  stats->mappings_written = mappings_.order().size();
+  stats->strings_written = strings_.order().size() + 1;
 }
 
 void Encoder::WriteLabel(CodedOutputStream* out, StringId key, StringId str,
@@ -381,6 +401,8 @@ void Encoder::Write(CodedOutputStream* out) const {
     WriteLenHeader(out, field::kProfileStringTable, s.size());
     out->WriteRaw(s.data(), static_cast<int>(s.size()));
   }
+  WriteVarintField(out, field::kProfileDropFrames, strings_[p_.drop_frames_id()]);
+  WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.keep_frames_id()]);
   WriteVarintField(out, field::kProfileTimeNanos,
                    static_cast<uint64_t>(p_.start_ns()));
   WriteVarintField(out, field::kProfileDurationNanos,
@@ -389,12 +411,22 @@ void Encoder::Write(CodedOutputStream* out) const {
   if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
   WriteVarintField(out, field::kProfilePeriod,
                    static_cast<uint64_t>(p_.options().period));
+  // repeated int64, packed as proto3 writes it.
+  if (!p_.comment_ids().empty()) {
+    size_t bytes = 0;
+    for (StringId id : p_.comment_ids()) bytes += VarintSize(strings_[id]);
+    WriteLenHeader(out, field::kProfileComment, bytes);
+    for (StringId id : p_.comment_ids()) out->WriteVarint64(strings_[id]);
+  }
+  WriteVarintField(out, field::kProfileDefaultSampleType,
+                   strings_[p_.default_sample_type_id()]);
 }
 
 }  // namespace
 
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out, const SampleSelection* selection) {
+                   int64_t end_ns, std::string* out, EncodeStats* stats,
+                   const SampleSelection* selection) {
   Encoder encoder(profile, end_ns, selection);
   encoder.MarkAll();
   std::unique_ptr<CompressingOutput> sink;
@@ -407,15 +439,17 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
       return Error(Code::kInternal, "the compressor failed while encoding");
     }
   }
+  encoder.Count(stats);
+  stats->uncompressed_bytes = static_cast<uint64_t>(sink->ByteCount());
   return sink->Finish();
 }
 
 Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, std::string* out, uint64_t* left_out) {
+                              int64_t end_ns, std::string* out, EncodeStats* stats) {
   const size_t limit = profile.options().max_output_bytes;
-  *left_out = 0;
+  *stats = EncodeStats();
   const size_t start = out->size();
-  STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out));
+  STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats));
   size_t size = out->size() - start;
   if (size <= limit) return OkStatus();
 
@@ -451,10 +485,10 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
     for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
     for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
     out->resize(start);
-    STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, &selection));
+    STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats, &selection));
     size = out->size() - start;
     if (size <= limit) {
-      *left_out = (n - keep) + profile.timed_count();
+      stats->samples_left_out = (n - keep) + profile.timed_count();
       return OkStatus();
     }
     if (keep == 0) break;
@@ -464,6 +498,18 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
                "opts.max_output_bytes is %zu, less than the %zu bytes of a "
                "profile holding only the \"[stackrec: output limit]\" sample",
                limit, size);
+}
+
+Status SerializeProfile(Profile& profile, const SerializeOptions& options,
+                        int64_t end_ns, std::string* out, SerializationStats* stats) {
+  *stats = SerializationStats();
+  stats->samples_added = profile.samples_added();
+  stats->samples_truncated = profile.samples_truncated();
+  stats->samples_over_memory = profile.samples_over_memory();
+  const int64_t start = MonotonicNanos();
+  const Status status = EncodePprofWithinLimit(profile, options, end_ns, out, &stats->encoded);
+  stats->encode_ns = MonotonicNanos() - start;
+  return status;
 }
 
 }  // namespace stackrec

@@ -36,20 +36,42 @@ struct SampleSelection {
   std::vector<int64_t> extra_values;  // ...and values (none: no pseudo-sample)
 };
 
+// What one encoding wrote, for stackrec_encoded_stats.
+struct EncodeStats {
+  uint64_t samples_written = 0;  // pprof Sample messages
+  uint64_t locations_written = 0, functions_written = 0, mappings_written = 0;
+  uint64_t strings_written = 0;  // string_table entries, "" included
+  uint64_t uncompressed_bytes = 0;  // the pprof message before compression
+  uint64_t samples_left_out = 0;    // summed into "[stackrec: output limit]"
+};
+
 // Appends the compressed pprof of `profile` to *out; the profile covers
 // [profile.start_ns(), end_ns]. `options` must be valid. `selection`
-// nullptr writes every sample.
+// nullptr writes every sample. *stats (all but samples_left_out) describes
+// what was written.
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out,
+                   int64_t end_ns, std::string* out, EncodeStats* stats,
                    const SampleSelection* selection = nullptr);
 
 // EncodePprof, but never more than profile.options().max_output_bytes: if
 // the whole profile is larger, the heaviest aggregated samples (by their
 // first value) are kept and everything else is summed into one pseudo-sample
-// "[stackrec: output limit]". *left_out counts the samples summed. Fails
-// with kLimitExceeded if not even the pseudo-sample alone fits.
+// "[stackrec: output limit]"; stats->samples_left_out counts the samples
+// summed. Fails with kLimitExceeded if not even the pseudo-sample alone fits.
 Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, std::string* out, uint64_t* left_out);
+                              int64_t end_ns, std::string* out, EncodeStats* stats);
+
+// One serialization of a profile, as stackrec_encoded_stats reports it.
+struct SerializationStats {
+  EncodeStats encoded;
+  // The profile's counters at the time (see Profile::samples_added()).
+  uint64_t samples_added = 0, samples_truncated = 0, samples_over_memory = 0;
+  int64_t encode_ns = 0;  // time spent in EncodePprofWithinLimit
+};
+
+// EncodePprofWithinLimit, timed, with the profile's counters.
+Status SerializeProfile(Profile& profile, const SerializeOptions& options,
+                        int64_t end_ns, std::string* out, SerializationStats* stats);
 
 }  // namespace stackrec
 

@@ -72,6 +72,26 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
   }
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.type, "opts.period_type.type"));
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.unit, "opts.period_type.unit"));
+  if (!in.default_sample_type.empty()) {
+    bool found = false;
+    for (size_t i = 0; i < in.sample_types.size() && !found; ++i) {
+      found = in.sample_types[i].type == in.default_sample_type &&
+              (in.enabled.empty() || in.enabled[i]);
+    }
+    if (!found) {
+      return Error(Code::kInvalidArgument,
+                   "opts.default_sample_type \"%s\" is not the type of an "
+                   "enabled sample type",
+                   in.default_sample_type.c_str());
+    }
+  }
+  for (size_t i = 0; i < in.comments.size(); ++i) {
+    if (!IsValidUtf8(in.comments[i])) {
+      return Error(Code::kInvalidArgument, "opts.comments[%zu] is not valid UTF-8", i);
+    }
+  }
+  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.drop_frames, "opts.drop_frames"));
+  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.keep_frames, "opts.keep_frames"));
   *out = in;
   if (out->max_frames == 0) out->max_frames = kDefaultMaxFrames;
   if (out->max_memory_bytes == 0) out->max_memory_bytes = kDefaultMaxMemoryBytes;
@@ -104,6 +124,11 @@ void Profile::InternConstants() {
   }
   period_type_ids_ = {intern(options_.period_type.type),
                       intern(options_.period_type.unit)};
+  default_sample_type_id_ = intern(options_.default_sample_type);
+  comment_ids_.clear();
+  for (const std::string& c : options_.comments) comment_ids_.push_back(intern(c));
+  drop_frames_id_ = intern(options_.drop_frames);
+  keep_frames_id_ = intern(options_.keep_frames);
   end_timestamp_key_ = intern(kEndTimestampKey);
   local_root_span_id_key_ = intern(kLocalRootSpanIdKey);
   trace_endpoint_key_ = intern(kTraceEndpointKey);
@@ -126,6 +151,7 @@ void Profile::Reset(int64_t start_ns) {
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
   endpoint_counts_ = {};
+  samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   start_ns_ = start_ns;
   InternConstants();
 }
@@ -421,6 +447,12 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 }
 
 Status Profile::Add(const SampleView& sample) {
+  const Status status = AddSample(sample);
+  if (status.ok()) ++samples_added_;
+  return status;
+}
+
+Status Profile::AddSample(const SampleView& sample) {
   const size_t declared = options_.sample_types.size();
   if (sample.values.size() != declared) {
     return Error(Code::kInvalidArgument,

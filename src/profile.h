@@ -42,6 +42,12 @@ struct ProfileOptions {
   size_t max_frames = 0;
   size_t max_memory_bytes = 0;
   size_t max_output_bytes = 0;
+  // Written as pprof's default_sample_type, comment, drop_frames and
+  // keep_frames; empty means unset. default_sample_type names an enabled
+  // sample type.
+  std::string default_sample_type;
+  std::vector<std::string> comments;
+  std::string drop_frames, keep_frames;
 };
 
 inline constexpr size_t kDefaultMaxFrames = 512;
@@ -167,10 +173,12 @@ class Profile {
   // Memory held by the tables, as counted against max_memory_bytes: what
   // the containers have allocated, not what the allocator adds on top.
   size_t MemoryBytes() const;
-  // Samples accepted with their stack cut to max_frames.
+  // Since creation or the last reset: samples accepted,
+  uint64_t samples_added() const { return samples_added_; }
+  // of which accepted with their stack cut to max_frames,
   uint64_t samples_truncated() const { return samples_truncated_; }
-  // Samples that needed a new entry while the profile was at
-  // max_memory_bytes, and went to the storage-full pseudo-stack instead.
+  // and that needed a new entry while the profile was at max_memory_bytes,
+  // and went to the storage-full pseudo-stack instead.
   uint64_t samples_over_memory() const { return samples_over_memory_; }
 
   // ---- Read side, for the encoder and for tests --------------------------
@@ -214,6 +222,12 @@ class Profile {
   std::pair<StringId, StringId> period_type_ids() const {
     return period_type_ids_;
   }
+  // String ids of the options written as they are (0: unset), interned at
+  // every (re)start like the sample types.
+  StringId default_sample_type_id() const { return default_sample_type_id_; }
+  const std::vector<StringId>& comment_ids() const { return comment_ids_; }
+  StringId drop_frames_id() const { return drop_frames_id_; }
+  StringId keep_frames_id() const { return keep_frames_id_; }
 
   // Ids of the well-known keys, interned at every (re)start.
   StringId end_timestamp_key() const { return end_timestamp_key_; }
@@ -229,6 +243,8 @@ class Profile {
     int64_t timestamp_ns;
   };
 
+  // Add, but for the count of samples added.
+  Status AddSample(const SampleView& sample);
   Status ValidateLabels(const SampleView& sample) const;
   // The UTF-8 checks interning would make, for samples that skip interning.
   Status ValidateStrings(absl::Span<const LocationView> frames,
@@ -280,14 +296,17 @@ class Profile {
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
   std::pair<StringId, StringId> period_type_ids_;
+  StringId default_sample_type_id_ = 0, drop_frames_id_ = 0, keep_frames_id_ = 0;
+  std::vector<StringId> comment_ids_;
   StringId end_timestamp_key_ = 0, local_root_span_id_key_ = 0,
            trace_endpoint_key_ = 0;
 
-  // Scratch buffers reused across Add calls, so the hot path does not
-  // allocate once warmed up.
+  uint64_t samples_added_ = 0;
   uint64_t samples_truncated_ = 0;
   uint64_t samples_over_memory_ = 0;
 
+  // Scratch buffers reused across Add calls, so the hot path does not
+  // allocate once warmed up.
   std::vector<LocationView> scratch_truncated_;
   std::string truncated_name_;
   std::vector<uint32_t> scratch_locations_;

@@ -211,15 +211,13 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   }
 
-  const int64_t encode_start = MonotonicNanos();
   out->bytes.clear();
   out->start_ns = profile.start_ns();
   out->end_ns = flip_ns;
   out->endpoint_counts = profile.EndpointCounts();
-  uint64_t left_out = 0;
   const Status status =
-      EncodePprofWithinLimit(profile, options, flip_ns, &out->bytes, &left_out);
-  const int64_t encode_ns = MonotonicNanos() - encode_start;
+      SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats);
+  const int64_t encode_ns = out->stats.encode_ns;
 
   const uint64_t samples = old.samples.load(std::memory_order_relaxed);
   {
@@ -238,7 +236,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
       // that stats() never sees them twice or not at all.
       stats_.samples_recorded += samples;
       old.samples.store(0, std::memory_order_relaxed);
-      stats_.samples_left_out_of_output += left_out;
+      stats_.samples_left_out_of_output += out->stats.encoded.samples_left_out;
       stats_.samples_truncated += old.truncated.exchange(0, std::memory_order_relaxed);
       stats_.samples_over_memory += old.over_memory.exchange(0, std::memory_order_relaxed);
     } else {

@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "compression.h"
+#include "pprof_encoder.h"
 #include "profile.h"
 #include "spin_lock.h"
 #include "status.h"
@@ -44,6 +45,7 @@ struct EncodedProfile {
   int64_t start_ns = 0, end_ns = 0;
   // The profile's endpoint hit counts, by endpoint name.
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;
+  SerializationStats stats;
 };
 
 class Recorder {

@@ -69,6 +69,11 @@ int main(void) {
   FIELD(stackrec_profile_options, max_frames);
   FIELD(stackrec_profile_options, max_memory_bytes);
   FIELD(stackrec_profile_options, max_output_bytes);
+  FIELD(stackrec_profile_options, default_sample_type);
+  FIELD(stackrec_profile_options, comments);
+  FIELD(stackrec_profile_options, comments_len);
+  FIELD(stackrec_profile_options, drop_frames);
+  FIELD(stackrec_profile_options, keep_frames);
 
   STRUCT(stackrec_serialize_options);
   FIELD(stackrec_serialize_options, compression);

@@ -82,7 +82,10 @@ class _ProfileOptions(ctypes.Structure):
                 ("period_type", _ValueType), ("period", c_int64),
                 ("sample_types_enabled", ctypes.POINTER(ctypes.c_bool)),
                 ("max_frames", c_size_t), ("max_memory_bytes", c_size_t),
-                ("max_output_bytes", c_size_t)]
+                ("max_output_bytes", c_size_t),
+                ("default_sample_type", _Str),
+                ("comments", ctypes.POINTER(_Str)), ("comments_len", c_size_t),
+                ("drop_frames", _Str), ("keep_frames", _Str)]
 
 
 class _SerializeOptions(ctypes.Structure):

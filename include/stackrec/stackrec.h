@@ -178,7 +178,14 @@ typedef struct stackrec_sample {
  *   first value are kept and all others, timestamped ones included, are
  *   summed into one pseudo-sample whose stack is the frame
  *   "[stackrec: output limit]"; STACKREC_LIMIT_EXCEEDED if not even that
- *   fits. Counted in the recorder stats. */
+ *   fits. Counted in the recorder stats.
+ * - default_sample_type: the type name of an enabled sample type that
+ *   viewers show first (pprof's default_sample_type); {NULL, 0}: unset.
+ * - comments: free-form strings written in the profile's comment field
+ *   (e.g. "host: web-1"); any count, each valid UTF-8.
+ * - drop_frames / keep_frames: pprof's regular expressions for frames a
+ *   viewer hides (drop_frames) unless they match keep_frames. Written as
+ *   given; stackrec itself does not interpret them. {NULL, 0}: unset. */
 typedef struct stackrec_profile_options {
   const stackrec_value_type *sample_types;
   size_t sample_types_len;
@@ -188,6 +195,11 @@ typedef struct stackrec_profile_options {
   size_t max_frames;
   size_t max_memory_bytes;
   size_t max_output_bytes;
+  stackrec_str default_sample_type;
+  const stackrec_str *comments;
+  size_t comments_len;
+  stackrec_str drop_frames;
+  stackrec_str keep_frames;
 } stackrec_profile_options;
 
 typedef enum stackrec_compression {
@@ -272,6 +284,28 @@ STACKREC_API size_t stackrec_encoded_endpoint_counts_len(
 STACKREC_API stackrec_status stackrec_encoded_endpoint_count(
     const stackrec_encoded *encoded, size_t index, stackrec_str *endpoint,
     int64_t *count);
+/* What the serialization that produced an encoded profile did.
+ * Zero-initialised fields may be appended. */
+typedef struct stackrec_encode_stats {
+  /* The profile (recorder: the slot) since its creation or last reset. */
+  uint64_t samples_recorded;    /* samples accepted */
+  uint64_t samples_truncated;   /* of which with the stack cut to max_frames */
+  uint64_t samples_over_memory; /* of which sent to "[stackrec: storage full]" */
+  /* The output. */
+  uint64_t samples_written;   /* pprof Samples, pseudo-samples included */
+  uint64_t samples_left_out;  /* summed into "[stackrec: output limit]" */
+  uint64_t locations_written, functions_written, mappings_written;
+  uint64_t strings_written;   /* string_table entries, "" included */
+  uint64_t uncompressed_bytes; /* the pprof message before compression */
+  uint64_t compressed_bytes;   /* stackrec_encoded_size() */
+  int64_t encode_ns;           /* time spent encoding and compressing */
+} stackrec_encode_stats;
+
+/* Copies those figures into *out. INVALID_ARGUMENT for a NULL handle or
+ * output. */
+STACKREC_API stackrec_status stackrec_encoded_stats(
+    const stackrec_encoded *encoded, stackrec_encode_stats *out);
+
 /* NULL-safe. */
 STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
 
