@@ -23,6 +23,7 @@
 #include "recorder.h"
 #include "stackrec/stackrec.h"
 #include "status.h"
+#include "upscaling.h"
 
 static_assert(STACKREC_OK == static_cast<int>(stackrec::Code::kOk), "");
 static_assert(STACKREC_INVALID_ARGUMENT ==
@@ -242,6 +243,31 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts,
   return ValidateSerializeOptions(*out);
 }
 
+Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out) {
+  if (r == nullptr) return NullArgument("rule");
+  switch (EnumBits(r->kind)) {
+    case STACKREC_UPSCALING_PROPORTIONAL: out->kind = UpscalingRule::Kind::kProportional; break;
+    case STACKREC_UPSCALING_POISSON: out->kind = UpscalingRule::Kind::kPoisson; break;
+    default:
+      return Error(Code::kInvalidArgument, "rule.kind %d is not a stackrec_upscaling_kind",
+                   EnumBits(r->kind));
+  }
+  STACKREC_RETURN_IF_ERROR(CheckArray(r->value_offsets, r->value_offsets_len, "rule.value_offsets"));
+  out->offsets.assign(r->value_offsets, r->value_offsets + r->value_offsets_len);
+  absl::string_view view;
+  STACKREC_RETURN_IF_ERROR(ToView(r->label_key, "rule.label_key", &view));
+  out->label_key = std::string(view);
+  STACKREC_RETURN_IF_ERROR(ToView(r->label_str, "rule.label_str", &view));
+  out->label_str = std::string(view);
+  out->label_num = r->label_num;
+  out->total_sampled = r->total_sampled;
+  out->total_real = r->total_real;
+  out->sum_offset = r->sum_value_offset;
+  out->count_offset = r->count_value_offset;
+  out->sampling_distance = r->sampling_distance;
+  return OkStatus();
+}
+
 }  // namespace
 }  // namespace stackrec
 
@@ -313,6 +339,16 @@ stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,
     absl::string_view view;
     STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
     return profile->impl->AddEndpointCount(view, value);
+  });
+}
+
+stackrec_status stackrec_profile_add_upscaling_rule(
+    stackrec_profile* profile, const stackrec_upscaling_rule* rule) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    stackrec::UpscalingRule converted;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToUpscalingRule(rule, &converted));
+    return profile->impl->AddUpscalingRule(std::move(converted));
   });
 }
 
@@ -460,6 +496,16 @@ stackrec_status stackrec_recorder_add_endpoint_count(stackrec_recorder* recorder
     absl::string_view view;
     STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
     return recorder->impl->AddEndpointCount(view, value);
+  });
+}
+
+stackrec_status stackrec_recorder_add_upscaling_rule(
+    stackrec_recorder* recorder, const stackrec_upscaling_rule* rule) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    stackrec::UpscalingRule converted;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToUpscalingRule(rule, &converted));
+    return recorder->impl->AddUpscalingRule(std::move(converted));
   });
 }
 

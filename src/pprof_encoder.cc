@@ -100,6 +100,7 @@ class Encoder {
         stack_bytes_(p.stacks().size(), kUnsized),
         label_bytes_(p.label_sets().size(), kUnsized),
         label_endpoint_(p.label_sets().size(), 0),
+        label_rules_(p.label_sets().size(), 0),
         mapping_flags_(p.mappings().size(), 0) {}
 
   void MarkAll();
@@ -112,6 +113,10 @@ class Encoder {
 
   void MarkStack(uint32_t stack);
   void MarkLabels(uint32_t labels);
+  // Resolves the upscaling rules' labels to this profile's string ids.
+  void PrepareRules();
+  // The values to write: `values` itself, or upscaled into scaled_.
+  const int64_t* Upscaled(uint32_t labels, const int64_t* values) const;
   size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
   void WriteLabel(CodedOutputStream* out, StringId key, StringId str,
                   int64_t num, StringId unit) const;
@@ -137,7 +142,16 @@ class Encoder {
   // including the "trace endpoint" label it gains.
   std::vector<size_t> label_bytes_;
   std::vector<StringId> label_endpoint_;
+  // Per label set: bit r set when upscaling rule r matches it by label.
+  std::vector<uint64_t> label_rules_;
   std::vector<uint8_t> mapping_flags_;
+  // Upscaling: the rules matching every sample, each rule's label as string
+  // ids (key 0: matches no label set here), declared value offset -> stored
+  // index (-1: disabled), and a buffer for one sample's scaled values.
+  uint64_t unconditional_rules_ = 0;
+  std::vector<std::pair<StringId, StringId>> rule_labels_;
+  std::vector<int> stored_index_;
+  mutable std::vector<int64_t> scaled_;
   // String ids of each enabled sample type's (type, unit), in order.
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
 };
@@ -199,6 +213,18 @@ void Encoder::MarkLabels(uint32_t labels) {
     }
   }
   if (has_endpoint_label) endpoint = 0;  // the caller's own label wins
+  const auto& rules = p_.upscaling_rules().rules();
+  for (size_t r = 0; r < rules.size(); ++r) {
+    const auto [key, str] = rule_labels_[r];
+    if (key == 0) continue;
+    for (const Label& l : set) {
+      if (l.key != key) continue;
+      const bool match = rules[r].label_str.empty()
+                             ? l.str == 0 && l.num == rules[r].label_num
+                             : l.str == str;
+      if (match) label_rules_[labels] |= uint64_t{1} << r;
+    }
+  }
   size_t bytes = 0;
   if (endpoint != 0) {
     strings_.Mark(endpoint_key);
@@ -231,7 +257,51 @@ void Encoder::ForEachSample(F&& f) const {
   }
 }
 
+void Encoder::PrepareRules() {
+  const ProfileOptions& o = p_.options();
+  int stored = 0;
+  for (size_t i = 0; i < o.sample_types.size(); ++i) {
+    stored_index_.push_back(o.enabled[i] ? stored++ : -1);
+  }
+  const auto& rules = p_.upscaling_rules().rules();
+  for (size_t r = 0; r < rules.size(); ++r) {
+    const UpscalingRule& rule = rules[r];
+    if (rule.label_key.empty()) {
+      unconditional_rules_ |= uint64_t{1} << r;
+      rule_labels_.emplace_back(0, 0);
+      continue;
+    }
+    // A string the profile never interned is on no label: key 0.
+    const StringId key = p_.strings().Find(rule.label_key);
+    const StringId str = rule.label_str.empty() ? 0 : p_.strings().Find(rule.label_str);
+    const bool findable = rule.label_str.empty() || str != 0;
+    rule_labels_.emplace_back(findable ? key : 0, str);
+  }
+  scaled_.resize(p_.stored_values());
+}
+
+const int64_t* Encoder::Upscaled(uint32_t labels, const int64_t* values) const {
+  uint64_t rules = unconditional_rules_ | label_rules_[labels];
+  if (rules == 0) return values;
+  std::copy(values, values + p_.stored_values(), scaled_.begin());
+  // Offsets of the rules applying to one sample never overlap (see
+  // upscaling.h), so each reads the values as recorded.
+  auto value_at = [&](size_t offset) { return values[stored_index_[offset]]; };
+  const auto& all = p_.upscaling_rules().rules();
+  while (rules != 0) {
+    const UpscalingRule& rule = all[static_cast<size_t>(__builtin_ctzll(rules))];
+    rules &= rules - 1;
+    const double scale = UpscalingFactor(rule, value_at);
+    for (size_t offset : rule.offsets) {
+      const int i = stored_index_[offset];
+      scaled_[i] = ScaleValue(values[i], scale);
+    }
+  }
+  return scaled_.data();
+}
+
 void Encoder::MarkAll() {
+  PrepareRules();
   // Sample types first, so their strings open the string table.
   const ProfileOptions& o = p_.options();
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
@@ -290,8 +360,9 @@ void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
 }
 
 void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
-                          uint32_t labels, const int64_t* values,
+                          uint32_t labels, const int64_t* recorded,
                           int64_t timestamp_ns) const {
+  const int64_t* values = Upscaled(labels, recorded);
   const size_t n = p_.stored_values();
   size_t value_bytes = 0;
   for (size_t i = 0; i < n; ++i) {

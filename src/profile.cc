@@ -158,6 +158,7 @@ void Profile::Reset(int64_t start_ns) {
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   auto next = std::make_unique<Profile>(options_, start_ns);
+  next->upscaling_ = upscaling_;
   constexpr uint32_t kNotYet = ~uint32_t{0};
   // Old id -> id in `next`, filled as entries are first reached.
   std::vector<uint32_t> strings(strings_.size(), kNotYet);

@@ -26,6 +26,7 @@
 #include "sample_view.h"
 #include "status.h"
 #include "string_table.h"
+#include "upscaling.h"
 
 namespace stackrec {
 
@@ -154,6 +155,13 @@ class Profile {
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
   // The hit counts, by endpoint name.
   std::vector<std::pair<std::string, int64_t>> EndpointCounts() const;
+  // Upscaling rules apply when the profile is encoded; they are part of its
+  // configuration and survive Reset and CarryOver.
+  Status AddUpscalingRule(UpscalingRule rule) {
+    return upscaling_.Add(std::move(rule), options_);
+  }
+  void set_upscaling_rules(const UpscalingRules& rules) { upscaling_ = rules; }
+  const UpscalingRules& upscaling_rules() const { return upscaling_; }
   // Drops all samples, endpoints and interned data; the interval restarts.
   void Reset(int64_t start_ns);
   // A new, empty profile starting at start_ns that already holds the
@@ -267,6 +275,7 @@ class Profile {
   void InternConstants();
 
   ProfileOptions options_;
+  UpscalingRules upscaling_;
   size_t stored_values_ = 0;
   int64_t start_ns_ = 0;
 

@@ -51,6 +51,11 @@
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.
 //
+// Upscaling rules are configuration, not samples: AddUpscalingRule keeps
+// them under a lock only it and the serializer take, and the serializer
+// copies them into the slot it encodes, so they hold for every profile
+// from the next serialization on, whatever the flips.
+//
 // Endpoints: RecordEndpoint writes into the active slot. A request may
 // outlive a flip, so the endpoints of the slot serialized last are carried
 // into the next serialization and apply to spans that slot does not name
@@ -167,6 +172,11 @@ Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
   });
 }
 
+Status Recorder::AddUpscalingRule(UpscalingRule rule) {
+  SpinLockHolder hold(&upscaling_lock_);
+  return upscaling_.Add(std::move(rule), options_);
+}
+
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
                            EncodedProfile* out) {
   bool expected = false;
@@ -199,6 +209,10 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
 
   // From here until the next flip, `old` is ours alone (invariant 1).
   Profile& profile = *old.profile;
+  {
+    SpinLockHolder hold(&upscaling_lock_);
+    profile.set_upscaling_rules(upscaling_);
+  }
   absl::flat_hash_map<uint64_t, std::string> own_endpoints;
   for (const auto& [span, id] : profile.endpoints()) {
     own_endpoints.emplace(span, std::string(profile.strings().Get(id)));
@@ -282,6 +296,8 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   }
   active_.store(0, std::memory_order_relaxed);
   carried_endpoints_.clear();
+  // The rules are configuration: the child keeps them.
+  upscaling_lock_.ForceUnlockAfterFork();
   stats_lock_.ForceUnlockAfterFork();
   {
     SpinLockHolder hold(&stats_lock_);

@@ -62,6 +62,10 @@ class Recorder {
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
 
+  // Configuration, from any thread: a rule for every profile serialized
+  // from now on (see Profile::AddUpscalingRule). Never blocks samplers.
+  Status AddUpscalingRule(UpscalingRule rule);
+
   // Serializer side: one thread at a time; a concurrent second call gets
   // kBusy. `clock` is read once, at the flip.
   Status Serialize(const SerializeOptions& options, int64_t (*clock)(),
@@ -104,6 +108,10 @@ class Recorder {
   // Endpoints of the previously serialized slot, carried into the next
   // profile so that a request spanning a flip keeps its endpoint.
   absl::flat_hash_map<uint64_t, std::string> carried_endpoints_;
+
+  // Set by AddUpscalingRule, copied into each slot the serializer encodes.
+  SpinLock upscaling_lock_;
+  UpscalingRules upscaling_ ABSL_GUARDED_BY(upscaling_lock_);
 
   mutable SpinLock stats_lock_;
   RecorderStats stats_ ABSL_GUARDED_BY(stats_lock_);

@@ -215,6 +215,43 @@ typedef struct stackrec_serialize_options {
   int level;
 } stackrec_serialize_options;
 
+/* Upscaling: sampled values scaled up when a profile is serialized, to
+ * estimate the real ones. A rule scales the values at value_offsets
+ * (declared sample-type offsets, each naming an enabled type) of every
+ * sample, or, when label_key is non-empty, of the samples recorded with
+ * that label: the string label_str when its len > 0, else the number
+ * label_num (a numeric label matches by its number; its unit is not
+ * compared). Each scaled value becomes round(value * scale), half away
+ * from zero, clamped to the int64 range, where scale is
+ * - PROPORTIONAL: total_real / total_sampled (e.g. 150000 allocations made
+ *   for the 1000 sampled); total_sampled must be > 0;
+ * - POISSON: for values sampled every sampling_distance units (e.g. every
+ *   524288 bytes allocated), from the sample's own (unscaled) values sum
+ *   and count at sum_value_offset and count_value_offset:
+ *   1 / (1 - exp(-(sum / count) / sampling_distance)), and 1 when sum or
+ *   count is <= 0; sampling_distance must be > 0.
+ * A rule is refused if a sample could match it and an earlier rule that
+ * scales one of the same offsets (only the same label_key with different
+ * values keeps two rules apart). At most 64 rules. Pseudo-samples
+ * ("[stackrec: storage full]", "[stackrec: output limit]") carry no labels:
+ * rules without a label_key scale them too. */
+typedef enum stackrec_upscaling_kind {
+  STACKREC_UPSCALING_PROPORTIONAL = 0,
+  STACKREC_UPSCALING_POISSON = 1
+} stackrec_upscaling_kind;
+
+typedef struct stackrec_upscaling_rule {
+  stackrec_upscaling_kind kind;
+  const size_t *value_offsets;
+  size_t value_offsets_len;
+  stackrec_str label_key; /* {NULL, 0}: every sample */
+  stackrec_str label_str;
+  int64_t label_num;
+  uint64_t total_sampled, total_real;          /* PROPORTIONAL */
+  size_t sum_value_offset, count_value_offset; /* POISSON */
+  uint64_t sampling_distance;                  /* POISSON */
+} stackrec_upscaling_rule;
+
 /* ---- The profile: a single-threaded aggregate --------------------------- */
 
 typedef struct stackrec_profile stackrec_profile;
@@ -248,6 +285,12 @@ STACKREC_API stackrec_status stackrec_profile_set_endpoint(
  * endpoint is rejected. */
 STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
     stackrec_profile *profile, stackrec_str endpoint, int64_t value);
+
+/* Adds an upscaling rule (see stackrec_upscaling_rule), applied by every
+ * later serialize. Rules stay through resets. INVALID_ARGUMENT naming the
+ * rule's field for a bad or overlapping rule, LIMIT_EXCEEDED past 64. */
+STACKREC_API stackrec_status stackrec_profile_add_upscaling_rule(
+    stackrec_profile *profile, const stackrec_upscaling_rule *rule);
 
 /* Encodes everything added since creation or the last reset, without
  * resetting. `opts` NULL means gzip at the default level. The interval is
@@ -346,6 +389,12 @@ STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
  * go out with the profile of the slot, and are reset with it. */
 STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
     stackrec_recorder *recorder, stackrec_str endpoint, int64_t value);
+
+/* As stackrec_profile_add_upscaling_rule, for every profile this recorder
+ * serializes from the next serialize on, whatever the flips, and after
+ * reset_after_fork too. Any thread; samplers never wait for it. */
+STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule(
+    stackrec_recorder *recorder, const stackrec_upscaling_rule *rule);
 
 /* Flips the slots and returns the old slot's profile, covering
  * [previous flip or creation, this flip]. `opts` NULL means gzip at the
