@@ -206,6 +206,7 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
     v.function.start_line = in.function.start_line;
     v.address = in.address;
     v.line = in.line;
+    v.inlined = in.inlined;
   }
   for (size_t i = 0; i < s->labels_len; ++i) {
     const stackrec_label& in = s->labels[i];

@@ -74,8 +74,11 @@ uint64_t HashFrame(const LocationView& f) {
            Fold(f.mapping.file_offset ^ kP2,
                 static_cast<uint64_t>(f.function.start_line) ^ kP3) ^
                static_cast<uint64_t>(f.line));
+  // String lengths are under 2^24 (c_api.cc), so bit 63 is free for the
+  // inlined flag.
   const uint64_t lengths = Fold(
-      f.function.name.size() ^ uint64_t{f.function.filename.size()} << 32 ^ kP0,
+      f.function.name.size() ^ uint64_t{f.function.filename.size()} << 32 ^
+          uint64_t{f.inlined} << 63 ^ kP0,
       f.function.system_name.size() ^ uint64_t{f.mapping.filename.size()} << 32 ^
           kP1);
   // Different seeds per field, so the same text in two fields differs.

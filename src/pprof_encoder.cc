@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clock.h"
+#include "absl/container/flat_hash_map.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace stackrec {
@@ -72,8 +73,10 @@ constexpr size_t kUnsized = ~size_t{0};
 class Remap {
  public:
   explicit Remap(size_t n) : out_(n, kUnmarked) {}
-  // Returns true the first time `id` is marked.
+  // Returns true the first time `id` is marked. Ids past the table's size
+  // are the encoder's own (inline groups): room is made for them.
   bool Mark(uint32_t id) {
+    if (id >= out_.size()) out_.resize(size_t{id} + 1, kUnmarked);
     if (id == 0 || out_[id] != kUnmarked) return false;
     order_.push_back(id);
     out_[id] = static_cast<uint32_t>(order_.size());
@@ -112,6 +115,14 @@ class Encoder {
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
   void MarkStack(uint32_t stack);
+  // Marks what location `id` refers to: function, mapping, their strings.
+  void MarkLocationParts(uint32_t id);
+  // The id in locations_ of the output location for a run of frames, each
+  // inlined into the next: a new id past the profile's locations, or the
+  // one that run got before.
+  uint32_t GroupId(absl::Span<const uint32_t> run);
+  // The location ids written for `stack`.
+  absl::Span<const uint32_t> OutputFrames(uint32_t stack) const;
   void MarkLabels(uint32_t labels);
   // Resolves the upscaling rules' labels to this profile's string ids.
   void PrepareRules();
@@ -126,6 +137,7 @@ class Encoder {
                    const int64_t* values, int64_t timestamp_ns) const;
   void WriteMapping(CodedOutputStream* out, uint32_t id) const;
   void WriteLocation(CodedOutputStream* out, uint32_t id) const;
+  void WriteGroup(CodedOutputStream* out, uint32_t id) const;
   void WriteFunction(CodedOutputStream* out, uint32_t id) const;
 
   // Calls f(stack, labels, values, timestamp) for each sample to write.
@@ -138,6 +150,12 @@ class Encoder {
   Remap strings_, mappings_, functions_, locations_;
   // Per stack: bytes of its packed location ids, once marked.
   std::vector<size_t> stack_bytes_;
+  // Inline runs: the members of group g, whose id in locations_ is
+  // p_.locations().size() + g, and the group of each run seen.
+  std::vector<std::vector<uint32_t>> groups_;
+  absl::flat_hash_map<std::vector<uint32_t>, uint32_t> group_ids_;
+  // Stacks with inline runs: the ids to write instead of the stack's own.
+  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> grouped_stacks_;
   // Per label set: bytes of its Label fields inside a Sample, once marked,
   // including the "trace endpoint" label it gains.
   std::vector<size_t> label_bytes_;
@@ -156,35 +174,73 @@ class Encoder {
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
 };
 
+void Encoder::MarkLocationParts(uint32_t id) {
+  const Location& loc = p_.locations().Get(id);
+  if (functions_.Mark(loc.function)) {
+    const Function& fn = p_.functions().Get(loc.function);
+    strings_.Mark(fn.name);
+    strings_.Mark(fn.system_name);
+    strings_.Mark(fn.filename);
+  }
+  if (mappings_.Mark(loc.mapping)) {
+    const Mapping& m = p_.mappings().Get(loc.mapping);
+    strings_.Mark(m.filename);
+    strings_.Mark(m.build_id);
+  }
+  if (loc.mapping != 0) {
+    uint8_t& flags = mapping_flags_[loc.mapping];
+    if (loc.function != 0) {
+      flags |= kHasFunctions;
+      if (p_.functions().Get(loc.function).filename != 0) flags |= kHasFilenames;
+    }
+    if (loc.line != 0) flags |= kHasLines;
+  }
+}
+
+uint32_t Encoder::GroupId(absl::Span<const uint32_t> run) {
+  std::vector<uint32_t> members(run.begin(), run.end());
+  auto [it, inserted] = group_ids_.try_emplace(
+      members, static_cast<uint32_t>(p_.locations().size() + groups_.size()));
+  if (inserted) {
+    groups_.push_back(std::move(members));
+    locations_.Mark(it->second);
+    for (uint32_t id : run) MarkLocationParts(id);
+  }
+  return it->second;
+}
+
 void Encoder::MarkStack(uint32_t stack) {
   if (stack_bytes_[stack] != kUnsized) return;
+  const absl::Span<const uint32_t> frames = p_.stacks().Get(stack);
+  std::vector<uint32_t>* grouped = nullptr;
   size_t bytes = 0;
-  for (uint32_t loc_id : p_.stacks().Get(stack)) {
-    if (locations_.Mark(loc_id)) {
-      const Location& loc = p_.locations().Get(loc_id);
-      if (functions_.Mark(loc.function)) {
-        const Function& fn = p_.functions().Get(loc.function);
-        strings_.Mark(fn.name);
-        strings_.Mark(fn.system_name);
-        strings_.Mark(fn.filename);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    uint32_t id = frames[i];
+    if (p_.locations().Get(id).inlined) {
+      // frames[i..end] is inlined into frames[end] (Profile::Add checked
+      // they share one address): one output location.
+      size_t end = i;
+      while (end + 1 < frames.size() && p_.locations().Get(frames[end]).inlined) ++end;
+      if (grouped == nullptr) {
+        grouped = &grouped_stacks_[stack];
+        grouped->assign(frames.begin(), frames.begin() + static_cast<ptrdiff_t>(i));
       }
-      if (mappings_.Mark(loc.mapping)) {
-        const Mapping& m = p_.mappings().Get(loc.mapping);
-        strings_.Mark(m.filename);
-        strings_.Mark(m.build_id);
-      }
-      if (loc.mapping != 0) {
-        uint8_t& flags = mapping_flags_[loc.mapping];
-        if (loc.function != 0) {
-          flags |= kHasFunctions;
-          if (p_.functions().Get(loc.function).filename != 0) flags |= kHasFilenames;
-        }
-        if (loc.line != 0) flags |= kHasLines;
-      }
+      id = GroupId(frames.subspan(i, end - i + 1));
+      i = end;
+    } else if (locations_.Mark(id)) {
+      MarkLocationParts(id);
     }
-    bytes += VarintSize(locations_[loc_id]);
+    if (grouped != nullptr) grouped->push_back(id);
+    bytes += VarintSize(locations_[id]);
   }
   stack_bytes_[stack] = bytes;
+}
+
+absl::Span<const uint32_t> Encoder::OutputFrames(uint32_t stack) const {
+  if (!grouped_stacks_.empty()) {
+    if (auto it = grouped_stacks_.find(stack); it != grouped_stacks_.end()) return it->second;
+  }
+  return p_.stacks().Get(stack);
 }
 
 size_t Encoder::LabelSize(StringId key, StringId str, int64_t num,
@@ -378,7 +434,7 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
   WriteLenHeader(out, field::kProfileSample, size);
   if (loc_bytes != 0) {
     WriteLenHeader(out, field::kSampleLocationId, loc_bytes);
-    for (uint32_t loc_id : p_.stacks().Get(stack)) {
+    for (uint32_t loc_id : OutputFrames(stack)) {
       out->WriteVarint32(locations_[loc_id]);
     }
   }
@@ -439,6 +495,33 @@ void Encoder::WriteLocation(CodedOutputStream* out, uint32_t id) const {
   }
 }
 
+void Encoder::WriteGroup(CodedOutputStream* out, uint32_t id) const {
+  const std::vector<uint32_t>& members = groups_[id - p_.locations().size()];
+  // The run shares its last frame's address and mapping; one Line per
+  // frame with a function, callee first.
+  const Location& caller = p_.locations().Get(members.back());
+  auto line_bytes = [&](const Location& loc) {
+    return FieldSize(functions_[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
+  };
+  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[caller.mapping]) +
+                FieldSize(caller.address);
+  for (uint32_t member : members) {
+    const Location& loc = p_.locations().Get(member);
+    if (loc.function != 0) size += LenFieldSize(line_bytes(loc));
+  }
+  WriteLenHeader(out, field::kProfileLocation, size);
+  WriteVarintField(out, field::kLocationId, locations_[id]);
+  WriteVarintField(out, field::kLocationMappingId, mappings_[caller.mapping]);
+  WriteVarintField(out, field::kLocationAddress, caller.address);
+  for (uint32_t member : members) {
+    const Location& loc = p_.locations().Get(member);
+    if (loc.function == 0) continue;
+    WriteLenHeader(out, field::kLocationLine, line_bytes(loc));
+    WriteVarintField(out, field::kLineFunctionId, functions_[loc.function]);
+    WriteVarintField(out, field::kLineLine, static_cast<uint64_t>(loc.line));
+  }
+}
+
 void Encoder::WriteFunction(CodedOutputStream* out, uint32_t id) const {
   const Function& fn = p_.functions().Get(id);
   const size_t size = FieldSize(functions_[id]) + FieldSize(strings_[fn.name]) +
@@ -462,7 +545,13 @@ void Encoder::Write(CodedOutputStream* out) const {
     WriteSample(out, stack, labels, values, ts);
   });
   for (uint32_t id : mappings_.order()) WriteMapping(out, id);
-  for (uint32_t id : locations_.order()) WriteLocation(out, id);
+  for (uint32_t id : locations_.order()) {
+    if (id < p_.locations().size()) {
+      WriteLocation(out, id);
+    } else {
+      WriteGroup(out, id);
+    }
+  }
   for (uint32_t id : functions_.order()) WriteFunction(out, id);
   // string_table[0] = "" (an empty length-delimited entry), then the rest in
   // output-index order.

@@ -256,6 +256,7 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
     const LocationView& f = frames[i];
     Location loc;
     loc.address = f.address;
+    loc.inlined = f.inlined;
     // A line belongs to a function (pprof's Line has a function_id); a frame
     // without one keeps its address only, so frames differing only in such
     // a line are the same location.
@@ -318,6 +319,36 @@ Status Profile::ValidateLabels(const SampleView& sample) const {
                      "sample.labels[%zu].key repeats sample.labels[%zu].key",
                      i, j);
       }
+    }
+  }
+  return OkStatus();
+}
+
+namespace {
+
+bool SameMapping(const MappingView& a, const MappingView& b) {
+  return a.memory_start == b.memory_start && a.memory_limit == b.memory_limit &&
+         a.file_offset == b.file_offset && a.filename == b.filename &&
+         a.build_id == b.build_id;
+}
+
+}  // namespace
+
+Status Profile::ValidateInlining(absl::Span<const LocationView> frames) {
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (!frames[i].inlined) continue;
+    if (i + 1 == frames.size()) {
+      return Error(Code::kInvalidArgument,
+                   "sample.locations[%zu].inlined is set on the last (root) frame, "
+                   "which has no caller to be inlined into",
+                   i);
+    }
+    const LocationView& caller = frames[i + 1];
+    if (caller.address != frames[i].address || !SameMapping(caller.mapping, frames[i].mapping)) {
+      return Error(Code::kInvalidArgument,
+                   "sample.locations[%zu].inlined is set but sample.locations[%zu] has "
+                   "another address or mapping",
+                   i, i + 1);
     }
   }
   return OkStatus();
@@ -462,6 +493,7 @@ Status Profile::AddSample(const SampleView& sample) {
                  sample.values.size(), declared);
   }
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   scratch_values_.clear();
   for (size_t i = 0; i < declared; ++i) {
     if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
@@ -472,6 +504,8 @@ Status Profile::AddSample(const SampleView& sample) {
   const bool truncated = frames.size() > options_.max_frames;
   if (truncated) {
     scratch_truncated_.assign(frames.begin(), frames.begin() + options_.max_frames);
+    // The frame this one was inlined into is cut: it stands alone now.
+    scratch_truncated_.back().inlined = false;
     truncated_name_ = "[" + std::to_string(frames.size() - options_.max_frames) +
                       " frames truncated]";
     LocationView pseudo;

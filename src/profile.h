@@ -92,18 +92,22 @@ struct Function {
   }
 };
 
+// One frame. A frame `inlined` into the next frame of its stack shares
+// that frame's address and mapping (checked by Profile::Add); the encoder
+// writes such a run of frames as one pprof Location with one Line each.
 struct Location {
   uint32_t mapping = 0;   // 0: no mapping
   uint32_t function = 0;  // 0: no function (address only)
   uint64_t address = 0;
   int64_t line = 0;
+  bool inlined = false;
   friend bool operator==(const Location& a, const Location& b) {
     return a.mapping == b.mapping && a.function == b.function &&
-           a.address == b.address && a.line == b.line;
+           a.address == b.address && a.line == b.line && a.inlined == b.inlined;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Location& l) {
-    return H::combine(std::move(h), l.mapping, l.function, l.address, l.line);
+    return H::combine(std::move(h), l.mapping, l.function, l.address, l.line, l.inlined);
   }
 };
 
@@ -254,6 +258,9 @@ class Profile {
   // Add, but for the count of samples added.
   Status AddSample(const SampleView& sample);
   Status ValidateLabels(const SampleView& sample) const;
+  // Each inlined frame must be followed by a frame with its address and
+  // mapping.
+  static Status ValidateInlining(absl::Span<const LocationView> frames);
   // The UTF-8 checks interning would make, for samples that skip interning.
   Status ValidateStrings(absl::Span<const LocationView> frames,
                          absl::Span<const LabelView> labels) const;

@@ -26,6 +26,8 @@ struct LocationView {
   FunctionView function;
   uint64_t address = 0;
   int64_t line = 0;
+  // Inlined into the next frame, which has the same address and mapping.
+  bool inlined = false;
 };
 struct LabelView {
   absl::string_view key, str;

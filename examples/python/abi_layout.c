@@ -44,6 +44,7 @@ int main(void) {
   FIELD(stackrec_location, function);
   FIELD(stackrec_location, address);
   FIELD(stackrec_location, line);
+  FIELD(stackrec_location, inlined);
 
   STRUCT(stackrec_label);
   FIELD(stackrec_label, key);

@@ -63,7 +63,7 @@ class _Function(ctypes.Structure):
 
 class _Location(ctypes.Structure):
     _fields_ = [("mapping", _Mapping), ("function", _Function),
-                ("address", c_uint64), ("line", c_int64)]
+                ("address", c_uint64), ("line", c_int64), ("inlined", ctypes.c_bool)]
 
 
 class _Label(ctypes.Structure):

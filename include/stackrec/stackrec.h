@@ -120,12 +120,20 @@ typedef struct stackrec_function {
   int64_t start_line;
 } stackrec_function;
 
-/* One frame. Two frames are the same location when all fields are equal. */
+/* One frame. Two frames are the same location when all fields are equal.
+ * - inlined: this frame's function was inlined into the next frame's (its
+ *   caller, one step toward the root), so both are at one machine address:
+ *   the next frame must have the same address and mapping, and the run of
+ *   frames ending at the first frame not inlined is written as one pprof
+ *   Location with one Line per frame, callee first, as pprof intends. If
+ *   max_frames cuts a stack between an inlined frame and its caller, the
+ *   kept frame is written alone. */
 typedef struct stackrec_location {
   stackrec_mapping mapping;
   stackrec_function function;
   uint64_t address;
   int64_t line;
+  bool inlined;
 } stackrec_location;
 
 /* A string label when str.len > 0, else a numeric label (num, and an

@@ -361,6 +361,9 @@ std::vector<stackrec_location> Symbolizer::Resolve(uint64_t addr) {
     if (frames.empty() && symbol != nullptr) {
       AddFrame(symbol, file, line, 0, base, &frames);  // no DWARF: the symbol
     }
+    // Every body but the outermost function was inlined into the next one
+    // out, at this same address: one pprof Location with a Line each.
+    for (size_t i = 0; i + 1 < frames.size(); ++i) frames[i].inlined = true;
   }
   if (frames.empty()) frames.push_back(base);  // no symbol: address + mapping
   return frames;

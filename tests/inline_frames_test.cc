@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Inlined frames: a run of frames sharing one address and mapping becomes
+// one pprof Location with a Line per frame, callee first.
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+stackrec_mapping Binary() {
+  stackrec_mapping m{};
+  m.memory_start = 0x400000;
+  m.memory_limit = 0x500000;
+  m.file_offset = 0x1000;
+  m.filename = S("/usr/bin/server");
+  m.build_id = S("8f3a9c0de1b2");
+  return m;
+}
+
+stackrec_location Native(const char* name, uint64_t address, int64_t line, bool inlined) {
+  stackrec_location loc{};
+  loc.mapping = Binary();
+  loc.function.name = S(name);
+  loc.function.filename = S("server.cc");
+  loc.address = address;
+  loc.line = line;
+  loc.inlined = inlined;
+  return loc;
+}
+
+const perftools::profiles::Location& LocationById(const Profile& p, uint64_t id) {
+  for (const auto& l : p.location()) {
+    if (l.id() == id) return l;
+  }
+  FAIL("no location " << id);
+  return p.location(0);
+}
+
+// A location's lines as "function:line", callee first.
+Strings Lines(const Profile& p, const perftools::profiles::Location& loc) {
+  Strings out;
+  for (const auto& line : loc.line()) {
+    for (const auto& f : p.function()) {
+      if (f.id() == line.function_id()) {
+        out.push_back(Str(p, f.name()) + ":" + std::to_string(line.line()));
+      }
+    }
+  }
+  return out;
+}
+
+// Each of a sample's locations as its lines.
+std::vector<Strings> Levels(const Profile& p, const Sample& s) {
+  std::vector<Strings> levels;
+  for (uint64_t id : s.location_id()) levels.push_back(Lines(p, LocationById(p, id)));
+  return levels;
+}
+
+}  // namespace
+
+TEST_CASE("frames inlined into their caller are one location with a line per frame, callee first") {
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Location(Native("std::vector::push_back", 0x401010, 88, true))
+      .Location(Native("Buffer::Append", 0x401010, 120, true))
+      .Location(Native("Server::Handle", 0x401010, 42, false))
+      .Location(Native("main", 0x402000, 7, false))
+      .Values({1, 1, 1});
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  const Sample& s = out.sample(0);
+  CHECK(Levels(out, s) == std::vector<Strings>{
+                              {"std::vector::push_back:88", "Buffer::Append:120", "Server::Handle:42"},
+                              {"main:7"}});
+  // The run keeps its address and the mapping with its build id.
+  REQUIRE(out.location_size() == 2);
+  const auto& inlined = LocationById(out, s.location_id(0));
+  CHECK(inlined.address() == 0x401010);
+  REQUIRE(out.mapping_size() == 1);
+  CHECK(inlined.mapping_id() == out.mapping(0).id());
+  CHECK(Str(out, out.mapping(0).build_id()) == "8f3a9c0de1b2");
+  CHECK(Str(out, out.mapping(0).filename()) == "/usr/bin/server");
+  CHECK(out.mapping(0).memory_start() == 0x400000);
+  CHECK(out.mapping(0).has_functions());
+  CHECK(out.mapping(0).has_line_numbers());
+  CHECK(LocationById(out, s.location_id(1)).address() == 0x402000);
+  CHECK(out.function_size() == 4);
+}
+
+TEST_CASE("an inline run is one location wherever it appears, and differs from its caller alone") {
+  auto p = NewProfile();
+  SampleBuilder a, b, alone;
+  a.Location(Native("inl", 0x401010, 5, true))
+      .Location(Native("outer", 0x401010, 6, false))
+      .Location(Native("main", 0x402000, 1, false))
+      .Values({1, 1, 1});
+  b.Location(Native("inl", 0x401010, 5, true))
+      .Location(Native("outer", 0x401010, 6, false))
+      .Location(Native("other_root", 0x403000, 2, false))
+      .Values({2, 2, 2});
+  // The caller's frame on its own (not inlined into anything, nothing
+  // inlined into it): a location of its own, with one line.
+  alone.Location(Native("outer", 0x401010, 6, false)).Values({4, 4, 4});
+  Add(p.get(), a);
+  Add(p.get(), b);
+  Add(p.get(), alone);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 3);
+  CHECK(out.sample(0).location_id(0) == out.sample(1).location_id(0));
+  CHECK(out.sample(2).location_id(0) != out.sample(0).location_id(0));
+  CHECK(Levels(out, out.sample(0)) ==
+        std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
+  CHECK(Levels(out, out.sample(1)) ==
+        std::vector<Strings>{{"inl:5", "outer:6"}, {"other_root:2"}});
+  CHECK(Levels(out, out.sample(2)) == std::vector<Strings>{{"outer:6"}});
+  CHECK(out.location_size() == 4);
+}
+
+TEST_CASE("the inlined flag is part of a frame's identity") {
+  auto p = NewProfile();
+  SampleBuilder inlined, flat;
+  inlined.Location(Native("inl", 0x401010, 5, true))
+      .Location(Native("outer", 0x401010, 6, false))
+      .Values({1, 1, 1});
+  flat.Location(Native("inl", 0x401010, 5, false))
+      .Location(Native("outer", 0x401010, 6, false))
+      .Values({2, 2, 2});
+  Add(p.get(), inlined);
+  Add(p.get(), flat);
+  Add(p.get(), inlined);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 2);
+  CHECK(Levels(out, out.sample(0)) == std::vector<Strings>{{"inl:5", "outer:6"}});
+  CHECK(out.sample(0).value(0) == 2);
+  CHECK(Levels(out, out.sample(1)) == std::vector<Strings>{{"inl:5"}, {"outer:6"}});
+  CHECK(out.sample(1).value(0) == 2);
+}
+
+TEST_CASE("a run cut by max_frames keeps its leaf side as one location") {
+  Options o;
+  o.opts.max_frames = 2;
+  auto p = NewProfile(o.opts);
+  SampleBuilder b;
+  b.Location(Native("a", 0x401010, 1, true))
+      .Location(Native("b", 0x401010, 2, true))
+      .Location(Native("c", 0x401010, 3, false))
+      .Location(Native("main", 0x402000, 4, false))
+      .Values({1, 1, 1});
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(Levels(out, out.sample(0)) ==
+        std::vector<Strings>{{"a:1", "b:2"}, {"[2 frames truncated]:0"}});
+}
+
+TEST_CASE("an inlined frame without a function contributes no line") {
+  auto p = NewProfile();
+  stackrec_location bare{};
+  bare.mapping = Binary();
+  bare.address = 0x401010;
+  bare.inlined = true;
+  SampleBuilder b;
+  b.Location(bare).Location(Native("outer", 0x401010, 6, false)).Values({1, 1, 1});
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(Levels(out, out.sample(0)) == std::vector<Strings>{{"outer:6"}});
+  CHECK(LocationById(out, out.sample(0).location_id(0)).address() == 0x401010);
+}
+
+TEST_CASE("inline runs come out the same after recorder flips") {
+  Options o;
+  auto r = NewRecorder(o.opts);
+  SampleBuilder b;
+  b.Location(Native("inl", 0x401010, 5, true))
+      .Location(Native("outer", 0x401010, 6, false))
+      .Location(Native("main", 0x402000, 1, false))
+      .Values({1, 1, 1});
+  for (int flip = 0; flip < 3; ++flip) {
+    REQUIRE(stackrec_recorder_record(r.get(), &b.Get()) == STACKREC_OK);
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(r.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    const Profile out = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    CheckInvariants(out);
+    REQUIRE(out.sample_size() == 1);
+    CHECK(Levels(out, out.sample(0)) ==
+          std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
+  }
+}
+
+TEST_CASE("an inlined frame needs a caller at its address and mapping") {
+  auto p = NewProfile();
+  SampleBuilder good;
+  good.Frame("kept").Values({1, 1, 1});
+  Add(p.get(), good);
+  const Profile before = WithoutTimes(SerializeAndDecode(p.get()));
+
+  stackrec_location other_build = Native("outer", 0x401010, 6, false);
+  other_build.mapping.build_id = S("ffff");
+  struct Case {
+    const char* name;
+    std::vector<stackrec_location> frames;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"root frame inlined",
+       {Native("a", 0x401010, 1, false), Native("b", 0x401010, 2, true)},
+       "sample.locations[1].inlined is set on the last (root) frame, which has no caller to be "
+       "inlined into"},
+      {"other address",
+       {Native("a", 0x401010, 1, true), Native("b", 0x401014, 2, false)},
+       "sample.locations[0].inlined is set but sample.locations[1] has another address or "
+       "mapping"},
+      {"other mapping",
+       {Native("x", 0x401000, 1, false), Native("a", 0x401010, 1, true), other_build},
+       "sample.locations[1].inlined is set but sample.locations[2] has another address or "
+       "mapping"},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.name) {
+      SampleBuilder b;
+      for (const stackrec_location& loc : c.frames) b.Location(loc);
+      b.Values({1, 1, 1});
+      CHECK(stackrec_profile_add(p.get(), &b.Get()) == STACKREC_INVALID_ARGUMENT);
+      CHECK(std::string(stackrec_last_error()) == c.message);
+      auto r = NewRecorder(Options().opts);
+      CHECK(stackrec_recorder_record(r.get(), &b.Get()) == STACKREC_INVALID_ARGUMENT);
+      CHECK(std::string(stackrec_last_error()) == c.message);
+      CHECK(WithoutTimes(SerializeAndDecode(p.get())).SerializeAsString() ==
+            before.SerializeAsString());
+    }
+  }
+}
