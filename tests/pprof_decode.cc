@@ -58,9 +58,10 @@ std::vector<std::string> FrameNames(const Profile& p, const Sample& s) {
   std::vector<std::string> names;
   for (uint64_t id : s.location_id()) {
     const auto& loc = FindLocation(p, id);
-    names.push_back(loc.line_size() == 0
-                        ? std::string()
-                        : Str(p, FindFunction(p, loc.line(0).function_id()).name()));
+    if (loc.line_size() == 0) names.emplace_back();
+    for (const auto& line : loc.line()) {
+      names.push_back(Str(p, FindFunction(p, line.function_id()).name()));
+    }
   }
   return names;
 }

@@ -32,8 +32,9 @@ Profile Decode(const uint8_t* data, size_t size);
 // string_table[index], checking the index is in range.
 std::string Str(const Profile& p, int64_t index);
 
-// Function names of a sample's frames, leaf first ("" for an address-only
-// location).
+// Function names of a sample's frames, leaf first, as pprof shows them: a
+// location's lines in order (an inlined callee before its caller), and ""
+// for an address-only location.
 std::vector<std::string> FrameNames(const Profile& p, const Sample& s);
 
 // A sample's labels as "key=str" or "key=num[unit]" strings, in order.

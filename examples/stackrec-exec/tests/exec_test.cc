@@ -268,6 +268,39 @@ TEST_CASE("a full ring's drops appear exactly in the [lost samples] frame") {
   }
 }
 
+TEST_CASE("calls inlined at one address are one location with a line each, callee first") {
+  Options options;
+  options.args = {"inlined", "0.5"};
+  const Run run = RunProfiled(options);
+  REQUIRE(ExitedWith(run, 0));
+  REQUIRE(run.files.size() == 1);
+  const Profile& p = run.files[0].profile;
+  auto function_name = [&](uint64_t id) {
+    for (const auto& f : p.function()) {
+      if (f.id() == id) return Str(p, f.name());
+    }
+    return std::string();
+  };
+  int64_t total = 0, in_inlined_loop = 0;
+  for (const Sample& s : p.sample()) {
+    total += s.value(0);
+    if (s.location_id_size() == 0) continue;
+    for (const auto& loc : p.location()) {
+      if (loc.id() != s.location_id(0) || loc.line_size() != 2) continue;
+      if (function_name(loc.line(0).function_id()).find("workload::InlinedChurn(") == 0 &&
+          function_name(loc.line(1).function_id()).find("workload::InlineHost(") == 0) {
+        CHECK(loc.address() != 0);
+        CHECK(loc.mapping_id() != 0);
+        in_inlined_loop += s.value(0);
+      }
+    }
+  }
+  INFO(in_inlined_loop << " of " << total << " samples in the inlined loop");
+  // The loop is where the time goes; the rest is the clock read between
+  // chunks.
+  CHECK(in_inlined_loop * 2 > total);
+}
+
 TEST_CASE("a stack deeper than the capture limit ends in a [truncated] frame") {
   Options options;
   options.args = {"deep", "300", "0.3"};

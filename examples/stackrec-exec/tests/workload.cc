@@ -285,6 +285,25 @@ int BurnThreads(int n, double seconds) {
   return 0;
 }
 
+// ---- inlined ---------------------------------------------------------------
+
+// Always inlined into InlineHost, even at -O0: the loop's addresses belong
+// to both functions, which DWARF records as an inlined body.
+__attribute__((always_inline)) inline uint64_t InlinedChurn(uint64_t n, uint64_t seed) {
+  uint64_t x = seed | 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+WORKLOAD_FN uint64_t InlineHost(uint64_t n) {
+  uint64_t r = InlinedChurn(n, 9);
+  asm volatile("" : "+r"(r));
+  return r;
+}
+
 WORKLOAD_FN int Recurse(int depth, double seconds) {
   if (depth == 0) {
     BurnFor(seconds, Burn);
@@ -317,6 +336,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "burn" && argc == 4) return BurnThreads(std::atoi(argv[2]), Seconds(argv[3]));
   if (mode == "until-killed" && argc == 3) return RunUntilKilled(argv[2]);
+  if (mode == "inlined" && argc == 3) {
+    BurnFor(Seconds(argv[2]), InlineHost);
+    return 0;
+  }
   if (mode == "deep" && argc == 4) return Recurse(std::atoi(argv[2]), Seconds(argv[3]));
   std::fprintf(stderr, "usage: see the comment at the top of workload.cc\n");
   return 2;
