@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -196,4 +197,72 @@ TEST_CASE("fork while other threads record and serialize leaves the child a work
   REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
   EncodedPtr owned(e);
   CheckInvariants(Decode(stackrec_encoded_data(e), stackrec_encoded_size(e)));
+}
+
+TEST_CASE("upscaling rules added while samplers record and a serializer flips apply whole") {
+  auto recorder = NewRecorder();
+  constexpr int kRules = 64;
+  std::vector<std::string> values(kRules);
+  for (int j = 0; j < kRules; ++j) values[static_cast<size_t>(j)] = "v" + std::to_string(j);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> samplers;
+  for (int t = 0; t < 2; ++t) {
+    samplers.emplace_back([&, t] {
+      SampleBuilder b[kRules];
+      for (int j = 0; j < kRules; ++j) {
+        b[j].Frame("f" + std::to_string(t)).Values({1, 1, 0}).Label("k", values[static_cast<size_t>(j)]);
+      }
+      for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        REQUIRE(stackrec_recorder_record(recorder.get(), &b[i % kRules].Get()) == STACKREC_OK);
+      }
+    });
+  }
+  // Rule j scales cpu-time (offset 0) of the samples labelled k=v<j> by
+  // j + 2; cpu-samples (offset 1) keeps the raw count beside it.
+  std::thread configurer([&] {
+    const size_t offsets[] = {0};
+    for (int j = 0; j < kRules; ++j) {
+      stackrec_upscaling_rule r{};
+      r.kind = STACKREC_UPSCALING_PROPORTIONAL;
+      r.value_offsets = offsets;
+      r.value_offsets_len = 1;
+      r.label_key = S("k");
+      r.label_str = S(values[static_cast<size_t>(j)]);
+      r.total_sampled = 1;
+      r.total_real = static_cast<uint64_t>(j) + 2;
+      REQUIRE(stackrec_recorder_add_upscaling_rule(recorder.get(), &r) == STACKREC_OK);
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  });
+  auto check = [&](const stackrec_encoded* e, bool all_scaled) {
+    const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    for (const auto& s : p.sample()) {
+      const std::string label = StrLabel(p, s, "k");
+      const int64_t factor = std::stoll(label.substr(1)) + 2;
+      // Each profile is encoded with one set of rules: a value is either
+      // as recorded or scaled whole.
+      const bool scaled = s.value(0) == s.value(1) * factor;
+      CHECK((scaled || (!all_scaled && s.value(0) == s.value(1))));
+    }
+  };
+  int serializations = 0;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+       std::chrono::steady_clock::now() < deadline; ++serializations) {
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    check(e, false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  configurer.join();
+  stop = true;
+  for (auto& t : samplers) t.join();
+  // Every rule is in by now: the next two profiles (both slots) are scaled.
+  for (int i = 0; i < 2; ++i) {
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    check(e, true);
+  }
+  CHECK(serializations > 10);
 }
