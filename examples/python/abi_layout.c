@@ -69,6 +69,9 @@ int main(void) {
   FIELD(stackrec_profile_options, max_frames);
   FIELD(stackrec_profile_options, max_memory_bytes);
   FIELD(stackrec_profile_options, max_output_bytes);
+  FIELD(stackrec_profile_options, live_heap_types);
+  FIELD(stackrec_profile_options, live_heap_types_len);
+  FIELD(stackrec_profile_options, max_tracked_objects);
 
   STRUCT(stackrec_serialize_options);
   FIELD(stackrec_serialize_options, compression);
@@ -88,5 +91,7 @@ int main(void) {
   FIELD(stackrec_stats, samples_truncated);
   FIELD(stackrec_stats, samples_over_memory);
   FIELD(stackrec_stats, samples_left_out_of_output);
+  FIELD(stackrec_stats, objects_tracked);
+  FIELD(stackrec_stats, objects_not_tracked);
   return 0;
 }

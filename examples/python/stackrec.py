@@ -82,7 +82,9 @@ class _ProfileOptions(ctypes.Structure):
                 ("period_type", _ValueType), ("period", c_int64),
                 ("sample_types_enabled", ctypes.POINTER(ctypes.c_bool)),
                 ("max_frames", c_size_t), ("max_memory_bytes", c_size_t),
-                ("max_output_bytes", c_size_t)]
+                ("max_output_bytes", c_size_t),
+                ("live_heap_types", ctypes.POINTER(c_size_t)), ("live_heap_types_len", c_size_t),
+                ("max_tracked_objects", c_size_t)]
 
 
 class _SerializeOptions(ctypes.Structure):
@@ -97,7 +99,8 @@ class _Stats(ctypes.Structure):
                 ("serialize_ns_total", c_int64),
                 ("samples_recorded", c_uint64), ("records_rejected", c_uint64),
                 ("samples_truncated", c_uint64), ("samples_over_memory", c_uint64),
-                ("samples_left_out_of_output", c_uint64)]
+                ("samples_left_out_of_output", c_uint64),
+                ("objects_tracked", c_uint64), ("objects_not_tracked", c_uint64)]
 
 
 _status = ctypes.c_int
