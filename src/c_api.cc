@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "compression.h"
+#include "live_heap.h"
 #include "pprof_encoder.h"
 #include "profile.h"
 #include "recorder.h"
@@ -172,6 +173,20 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
   STACKREC_RETURN_IF_ERROR(ToView(opts->keep_frames, "opts.keep_frames", &view));
   in.keep_frames = std::string(view);
   return MakeProfileOptions(in, out);
+}
+
+// The live-heap fields of `opts` (already checked by ToOptions), against
+// its `sample_types` declared types.
+Status ToLiveHeapOptions(const stackrec_profile_options* opts, size_t sample_types,
+                         LiveHeapOptions* out) {
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(opts->live_heap_types, opts->live_heap_types_len, "opts.live_heap_types"));
+  LiveHeapOptions in;
+  if (opts->live_heap_types_len != 0) {
+    in.types.assign(opts->live_heap_types, opts->live_heap_types + opts->live_heap_types_len);
+  }
+  in.max_objects = opts->max_tracked_objects;
+  return MakeLiveHeapOptions(in, sample_types, out);
 }
 
 // Per-thread scratch for converting a sample: reused across calls so that
@@ -456,9 +471,12 @@ stackrec_status stackrec_recorder_new(const stackrec_profile_options* opts,
     *out = nullptr;
     stackrec::ProfileOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
+    stackrec::LiveHeapOptions live_heap;
+    STACKREC_RETURN_IF_ERROR(
+        stackrec::ToLiveHeapOptions(opts, options.sample_types.size(), &live_heap));
     auto handle = std::make_unique<stackrec_recorder>();
     handle->impl = std::make_unique<stackrec::Recorder>(
-        options, stackrec::NowUnixNanos());
+        options, stackrec::NowUnixNanos(), live_heap);
     *out = handle.release();
     return OkStatus();
   });
@@ -507,6 +525,26 @@ stackrec_status stackrec_recorder_add_upscaling_rule(
     stackrec::UpscalingRule converted;
     STACKREC_RETURN_IF_ERROR(stackrec::ToUpscalingRule(rule, &converted));
     return recorder->impl->AddUpscalingRule(std::move(converted));
+  });
+}
+
+stackrec_status stackrec_recorder_track(stackrec_recorder* recorder,
+                                        uint64_t object_id,
+                                        const stackrec_sample* sample) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    stackrec::SampleView view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &view));
+    return recorder->impl->Track(object_id, view);
+  });
+}
+
+stackrec_status stackrec_recorder_untrack(stackrec_recorder* recorder,
+                                          uint64_t object_id) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    recorder->impl->Untrack(object_id);
+    return OkStatus();
   });
 }
 
@@ -561,6 +599,8 @@ stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
     out->samples_truncated = s.samples_truncated;
     out->samples_over_memory = s.samples_over_memory;
     out->samples_left_out_of_output = s.samples_left_out_of_output;
+    out->objects_tracked = s.objects_tracked;
+    out->objects_not_tracked = s.objects_not_tracked;
     return OkStatus();
   });
 }

@@ -99,8 +99,8 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
   return OkStatus();
 }
 
-Profile::Profile(ProfileOptions options, int64_t start_ns)
-    : options_(std::move(options)), start_ns_(start_ns) {
+Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
+    : options_(std::move(options)), start_ns_(start_ns), heap_width_(heap_width) {
   if (options_.enabled.empty()) {
     options_.enabled.assign(options_.sample_types.size(), true);
   }
@@ -152,12 +152,16 @@ void Profile::Reset(int64_t start_ns) {
   endpoints_ = {};
   endpoint_counts_ = {};
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
+  heap_index_ = {};
+  std::vector<Key>().swap(heap_keys_);
+  std::vector<int64_t>().swap(heap_values_);
   start_ns_ = start_ns;
   InternConstants();
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
-  auto next = std::make_unique<Profile>(options_, start_ns);
+  // Heap deltas are not carried: the serializer has consumed them.
+  auto next = std::make_unique<Profile>(options_, start_ns, heap_width_);
   next->upscaling_ = upscaling_;
   constexpr uint32_t kNotYet = ~uint32_t{0};
   // Old id -> id in `next`, filled as entries are first reached.
@@ -392,7 +396,8 @@ size_t Profile::MemoryBytes() const {
          stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
          MapBytes(key_index_) + MapBytes(endpoints_) + MapBytes(stack_cache_) +
          MapBytes(label_cache_) + MapBytes(frame_cache_) + VectorBytes(keys_) +
-         VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_);
+         VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_) +
+         MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
 
 Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
@@ -499,20 +504,8 @@ Status Profile::AddSample(const SampleView& sample) {
     if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
   }
 
-  // Deeper than max_frames: keep the leaf side and say how much was cut.
-  absl::Span<const LocationView> frames = sample.locations;
-  const bool truncated = frames.size() > options_.max_frames;
-  if (truncated) {
-    scratch_truncated_.assign(frames.begin(), frames.begin() + options_.max_frames);
-    // The frame this one was inlined into is cut: it stands alone now.
-    scratch_truncated_.back().inlined = false;
-    truncated_name_ = "[" + std::to_string(frames.size() - options_.max_frames) +
-                      " frames truncated]";
-    LocationView pseudo;
-    pseudo.function.name = truncated_name_;
-    scratch_truncated_.push_back(pseudo);
-    frames = scratch_truncated_;
-  }
+  const bool truncated = sample.locations.size() > options_.max_frames;
+  const absl::Span<const LocationView> frames = CutToMaxFrames(sample.locations);
 
   // Find or intern the stack, the label set and the key. At the memory cap,
   // whatever would need a new entry goes to the storage-full pseudo-sample.
@@ -556,6 +549,166 @@ Status Profile::AddSample(const SampleView& sample) {
   if (Full()) return AddOverflow(frames, sample.labels);
   InsertKey(key);
   return OkStatus();
+}
+
+absl::Span<const LocationView> Profile::CutToMaxFrames(
+    absl::Span<const LocationView> frames) {
+  // Deeper than max_frames: keep the leaf side and say how much was cut.
+  if (frames.size() <= options_.max_frames) return frames;
+  scratch_truncated_.assign(frames.begin(), frames.begin() + options_.max_frames);
+  // The frame the last kept one was inlined into is cut: it stands alone.
+  scratch_truncated_.back().inlined = false;
+  truncated_name_ = "[" + std::to_string(frames.size() - options_.max_frames) +
+                    " frames truncated]";
+  LocationView pseudo;
+  pseudo.function.name = truncated_name_;
+  scratch_truncated_.push_back(pseudo);
+  return scratch_truncated_;
+}
+
+Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
+                                 absl::Span<const LabelView> labels,
+                                 uint32_t* stack, uint32_t* label_set) {
+  scratch_frame_hashes_.resize(frames.size());
+  const Fingerprint stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
+  if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
+    *stack = it->second;
+  } else {
+    STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), stack));
+    stack_cache_.emplace(stack_fp, *stack);
+  }
+  const Fingerprint labels_fp = FingerprintLabels(labels);
+  if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
+    *label_set = it->second;
+  } else {
+    STACKREC_RETURN_IF_ERROR(InternLabels(labels, label_set));
+    label_cache_.emplace(labels_fp, *label_set);
+  }
+  return OkStatus();
+}
+
+Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack,
+                                uint32_t* labels, bool* truncated) {
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
+  *truncated = sample.locations.size() > options_.max_frames;
+  return InternKeyContent(CutToMaxFrames(sample.locations), sample.labels, stack,
+                          labels);
+}
+
+Status Profile::ValidateSampleContent(const SampleView& sample) const {
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
+  return ValidateStrings(sample.locations, sample.labels);
+}
+
+void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
+                        uint32_t* out_stack, uint32_t* out_labels) {
+  // Back to views of `from`'s strings, then through the fingerprint caches:
+  // a stack this profile knows costs one hash of its content and one
+  // lookup, and the views are exactly what interned it (a frame without a
+  // function has line 0 both ways), so the content round-trips.
+  scratch_import_frames_.clear();
+  for (uint32_t id : from.stacks_.Get(stack)) {
+    const Location& loc = from.locations_.Get(id);
+    LocationView v;
+    if (loc.mapping != 0) {
+      const Mapping& m = from.mappings_.Get(loc.mapping);
+      v.mapping.memory_start = m.memory_start;
+      v.mapping.memory_limit = m.memory_limit;
+      v.mapping.file_offset = m.file_offset;
+      v.mapping.filename = from.strings_.Get(m.filename);
+      v.mapping.build_id = from.strings_.Get(m.build_id);
+    }
+    if (loc.function != 0) {
+      const Function& f = from.functions_.Get(loc.function);
+      v.function.name = from.strings_.Get(f.name);
+      v.function.system_name = from.strings_.Get(f.system_name);
+      v.function.filename = from.strings_.Get(f.filename);
+      v.function.start_line = f.start_line;
+    }
+    v.address = loc.address;
+    v.line = loc.line;
+    v.inlined = loc.inlined;
+    scratch_import_frames_.push_back(v);
+  }
+  scratch_import_labels_.clear();
+  for (const Label& l : from.label_sets_.Get(labels)) {
+    LabelView v;
+    v.key = from.strings_.Get(l.key);
+    v.str = from.strings_.Get(l.str);
+    v.num = l.num;
+    v.num_unit = from.strings_.Get(l.num_unit);
+    scratch_import_labels_.push_back(v);
+  }
+  // Valid UTF-8 already: only an allocation can fail, and it throws.
+  const Status interned = InternKeyContent(scratch_import_frames_, scratch_import_labels_,
+                                           out_stack, out_labels);
+  (void)interned;
+}
+
+void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
+                       KeyUndo* undo) {
+  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  scratch_values_.assign(values, values + stored_values_);
+  if (auto it = key_index_.find(key); it != key_index_.end()) {
+    if (undo != nullptr && it->second < undo->key_count) {
+      ReserveFor(undo->rows, 1);
+      ReserveFor(undo->saved_values, stored_values_);
+      undo->rows.push_back(it->second);
+      const int64_t* old = key_values(it->second);
+      undo->saved_values.insert(undo->saved_values.end(), old, old + stored_values_);
+    }
+    SumInto(it->second);
+  } else {
+    InsertKey(key);
+  }
+}
+
+void Profile::Undo(const KeyUndo& undo) {
+  // Newest rows first, so that erasing never moves a row still to erase.
+  for (size_t i = keys_.size(); i > undo.key_count; --i) {
+    const Key& k = keys_[i - 1];
+    key_index_.erase((uint64_t{k.stack} << 32) | k.labels);
+  }
+  keys_.resize(std::min(keys_.size(), undo.key_count));
+  values_.resize(keys_.size() * stored_values_);
+  for (size_t i = 0; i < undo.rows.size(); ++i) {
+    std::copy_n(&undo.saved_values[i * stored_values_], stored_values_,
+                &values_[size_t{undo.rows[i]} * stored_values_]);
+  }
+}
+
+uint32_t Profile::HeapRow(uint32_t stack, uint32_t labels) {
+  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  if (auto it = heap_index_.find(key); it != heap_index_.end()) return it->second;
+  // Grow the vectors before indexing the key: a throw changes nothing.
+  ReserveFor(heap_keys_, 1);
+  ReserveFor(heap_values_, heap_width_);
+  const auto row = static_cast<uint32_t>(heap_keys_.size());
+  heap_index_.emplace(key, row);
+  heap_keys_.push_back(Key{stack, labels});
+  heap_values_.insert(heap_values_.end(), heap_width_, 0);
+  return row;
+}
+
+void Profile::AddHeapDelta(uint32_t row, const int64_t* values, bool negate) {
+  int64_t* sums = &heap_values_[size_t{row} * heap_width_];
+  for (size_t i = 0; i < heap_width_; ++i) {
+    if (!negate) {
+      sums[i] = SaturatingAdd(sums[i], values[i]);
+    } else if (__builtin_sub_overflow(sums[i], values[i], &sums[i])) {
+      // (Not SaturatingAdd of -v: -INT64_MIN does not exist.)
+      sums[i] = values[i] < 0 ? std::numeric_limits<int64_t>::max()
+                              : std::numeric_limits<int64_t>::min();
+    }
+  }
+}
+
+void Profile::ClearHeapDeltas() {
+  heap_index_.clear();
+  heap_keys_.clear();
+  heap_values_.clear();
 }
 
 Status Profile::SetEndpoint(uint64_t local_root_span_id,

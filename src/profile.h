@@ -143,10 +143,19 @@ inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
 // Validates and copies `in` (the names are reported as "opts.<field>").
 Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out);
 
+// What Profile::AddToKey changed, so that Profile::Undo can take it back.
+struct KeyUndo {
+  size_t key_count = 0;  // set to Profile::key_count() before the first AddToKey
+  std::vector<uint32_t> rows;         // rows below key_count that changed...
+  std::vector<int64_t> saved_values;  // ...and their values before, in order
+};
+
 class Profile {
  public:
-  // `options` must have passed MakeProfileOptions.
-  Profile(ProfileOptions options, int64_t start_ns);
+  // `options` must have passed MakeProfileOptions. `heap_width` is the
+  // number of values each heap-delta row carries (see "Heap deltas" below);
+  // 0 for a profile that holds none.
+  Profile(ProfileOptions options, int64_t start_ns, size_t heap_width = 0);
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
@@ -177,6 +186,50 @@ class Profile {
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
+
+  // ---- Keys by content, for live-heap tracking (live_heap.h) -------------
+  // Validates the sample's labels and strings as Add does, cuts its stack
+  // to max_frames, and interns stack and labels. Unlike Add it ignores the
+  // sample's values and the memory cap: a tracked object's key must exist
+  // exactly, or its live totals would be wrong until it is freed (what
+  // tracking adds is bounded by the recorder's max_tracked_objects).
+  Status InternSampleKey(const SampleView& sample, uint32_t* stack,
+                         uint32_t* labels, bool* truncated);
+  // The ids here of the stack and label set `stack` and `labels` of
+  // `from`, interned by content if new. Their content was valid in `from`,
+  // so this cannot fail on it (it may throw std::bad_alloc, leaving only
+  // unreferenced entries behind).
+  void ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
+                 uint32_t* out_stack, uint32_t* out_labels);
+  // Checks what InternSampleKey would check, interning nothing.
+  Status ValidateSampleContent(const SampleView& sample) const;
+
+  // Adds `values` (stored_values() of them) to the aggregated key (stack,
+  // labels), a new key if need be, outside the memory cap. With `undo`,
+  // records how to take it back: Undo(*undo) restores every key as it was
+  // before the first AddToKey of that undo (keys added are removed).
+  void AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
+                KeyUndo* undo);
+  void Undo(const KeyUndo& undo);
+
+  // ---- Heap deltas -------------------------------------------------------
+  // A second aggregate over the same interned stacks and label sets: row i
+  // is the key (heap_stack(i), heap_labels(i)) with heap_width() values,
+  // summed with saturation and possibly negative (an object freed gives its
+  // values back). The encoder never writes it; a recorder's serializer
+  // folds it into its running live totals (see recorder.cc).
+  size_t heap_width() const { return heap_width_; }
+  // The row of key (stack, labels), added with zero values if new.
+  uint32_t HeapRow(uint32_t stack, uint32_t labels);
+  // Adds `values` (heap_width() of them), or subtracts them if `negate`.
+  void AddHeapDelta(uint32_t row, const int64_t* values, bool negate);
+  size_t heap_count() const { return heap_keys_.size(); }
+  uint32_t heap_stack(size_t i) const { return heap_keys_[i].stack; }
+  uint32_t heap_labels(size_t i) const { return heap_keys_[i].labels; }
+  const int64_t* heap_values(size_t i) const {
+    return &heap_values_[i * heap_width_];
+  }
+  void ClearHeapDeltas();
 
   // The id of a one-frame stack whose function is `name`: the pseudo-stacks
   // the caps write. Interned if new (outside the memory cap: one entry).
@@ -261,6 +314,13 @@ class Profile {
   // Each inlined frame must be followed by a frame with its address and
   // mapping.
   static Status ValidateInlining(absl::Span<const LocationView> frames);
+  // `frames`, or its first max_frames frames and a pseudo-frame that says
+  // how many were cut (in scratch_truncated_).
+  absl::Span<const LocationView> CutToMaxFrames(absl::Span<const LocationView> frames);
+  // Finds or interns a stack and a label set given by content.
+  Status InternKeyContent(absl::Span<const LocationView> frames,
+                          absl::Span<const LabelView> labels, uint32_t* stack,
+                          uint32_t* label_set);
   // The UTF-8 checks interning would make, for samples that skip interning.
   Status ValidateStrings(absl::Span<const LocationView> frames,
                          absl::Span<const LabelView> labels) const;
@@ -302,6 +362,12 @@ class Profile {
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
   absl::flat_hash_map<StringId, int64_t> endpoint_counts_;
 
+  // Heap deltas: (stack << 32 | labels) -> index into heap_keys_.
+  size_t heap_width_ = 0;
+  absl::flat_hash_map<uint64_t, uint32_t> heap_index_;
+  std::vector<Key> heap_keys_;
+  std::vector<int64_t> heap_values_;
+
   // Fingerprint of a sample's frames (labels) -> its stack (label set) id:
   // the fast path of Add for input seen before (see fingerprint.h).
   absl::flat_hash_map<Fingerprint, uint32_t> stack_cache_;
@@ -329,6 +395,9 @@ class Profile {
   std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<Label> scratch_labels_;
   std::vector<int64_t> scratch_values_;
+  // ImportKey's views of the other profile's content.
+  std::vector<LocationView> scratch_import_frames_;
+  std::vector<LabelView> scratch_import_labels_;
 };
 
 }  // namespace stackrec

@@ -60,6 +60,40 @@
 // outlive a flip, so the endpoints of the slot serialized last are carried
 // into the next serialization and apply to spans that slot does not name
 // itself (one flip of grace).
+//
+// Live-heap tracking (live_heap.h) adds three pieces of state, one per
+// owner, so that what the serializer reads still comes only through slots:
+//  - in each slot's Profile, "heap deltas": Track adds the object's values
+//    at the live-heap types to its (stack, labels) row, Untrack subtracts
+//    them. Samplers write them under the protocol above, like records.
+//  - TrackedObjects (samplers only, under heap_lock_): the object table and
+//    a content store that interns each object's stack and labels, so that
+//    Untrack can name the object's key in whatever slot is active then.
+//    Lock order: a slot's lock, then heap_lock_. The serializer never takes
+//    heap_lock_, so samplers still never wait for it; they may wait for
+//    each other, as on a slot's lock (including a sampler that compacts
+//    the content store, an amortized O(objects) pass).
+//  - LiveTotals (serializer only, during its turn): after the flip and the
+//    drain, the old slot's heap deltas are added to the running totals by
+//    content and cleared from the slot; then every non-zero total is added
+//    to the old slot's ordinary keys before encoding. If encoding fails,
+//    that addition is undone (KeyUndo) while the deltas stay consumed, so
+//    the next profile counts each object once.
+//
+// Invariant 3: each object's deltas reach the totals in the order they
+// were made. A sampler commits a delta under heap_lock_ only if the slot
+// it entered is still active (it re-reads active_ under the lock);
+// otherwise it leaves and enters the new slot. Without that, an Untrack
+// that entered the old slot before a flip, but took heap_lock_ after a
+// Track that went to the new slot, would put the object's minus into an
+// earlier profile than its plus. Why the check suffices: while a sampler
+// is in flight on a slot, the serializer cannot flip a second time (it
+// waits for that slot to drain first), so "still active" means "no flip
+// since I entered", and every delta committed before it under heap_lock_
+// went to this slot or to an older one. A commit that read active_ after
+// the flip store is ordered before ours by heap_lock_, and coherence then
+// makes our read of active_ see the flip too. The retry is the same loop
+// as the entry's: once per flip, never a wait.
 // ---------------------------------------------------------------------------
 #include "recorder.h"
 
@@ -74,12 +108,14 @@
 namespace stackrec {
 namespace {
 
-// Profiles a fork() child must neither use nor free: a thread of the parent
-// may have been in the middle of changing them. Reachable from here, so leak
-// checkers do not report them.
-std::vector<Profile*>* AbandonedProfiles() {
-  static auto* abandoned = new std::vector<Profile*>();
-  return abandoned;
+// Hands *owner's object to a list of objects a fork() child must neither
+// use nor free: a thread of the parent may have been in the middle of
+// changing them. Reachable from the list, so leak checkers do not report
+// them.
+template <typename T>
+void Abandon(std::unique_ptr<T>* owner) {
+  static auto* abandoned = new std::vector<const void*>();
+  abandoned->push_back(owner->release());
 }
 
 // Replaces *profile by its carry-over or, if memory for that is short,
@@ -106,17 +142,23 @@ class SerializerTurn {
 
 }  // namespace
 
-Recorder::Recorder(const ProfileOptions& options, int64_t now_ns)
-    : options_(options) {
+Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
+                   const LiveHeapOptions& live_heap)
+    : options_(options), live_heap_options_(live_heap) {
+  const size_t heap_width = live_heap_options_.types.size();
   for (Slot& slot : slots_) {
-    slot.profile = std::make_unique<Profile>(options_, now_ns);
+    slot.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+  }
+  if (heap_width != 0) {
+    live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
+    tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
   }
 }
 
 Recorder::~Recorder() = default;
 
 template <typename F>
-Status Recorder::WithActiveSlot(F&& write) {
+Status Recorder::EnterActiveSlot(F&& write) {
   for (;;) {
     const uint32_t s = active_.load(std::memory_order_acquire);
     Slot& slot = slots_[s];
@@ -126,14 +168,21 @@ Status Recorder::WithActiveSlot(F&& write) {
       slot.in_flight.fetch_sub(1, std::memory_order_release);
       continue;
     }
-    Status status;
-    {
-      SpinLockHolder hold(&slot.lock);
-      status = write(slot);
-    }
-    slot.in_flight.fetch_sub(1, std::memory_order_release);
-    return status;
+    // Leaves the slot however `write` ends: a std::bad_alloc thrown inside
+    // must not leave the serializer waiting for this sampler forever.
+    struct Leave {
+      Slot& slot;
+      ~Leave() { slot.in_flight.fetch_sub(1, std::memory_order_release); }
+    } leave{slot};
+    SpinLockHolder hold(&slot.lock);
+    if (std::optional<Status> status = write(slot, s)) return *status;
   }
+}
+
+template <typename F>
+Status Recorder::WithActiveSlot(F&& write) {
+  return EnterActiveSlot(
+      [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
 }
 
 Status Recorder::Record(const SampleView& sample) {
@@ -175,6 +224,83 @@ Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
 Status Recorder::AddUpscalingRule(UpscalingRule rule) {
   SpinLockHolder hold(&upscaling_lock_);
   return upscaling_.Add(std::move(rule), options_);
+}
+
+Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
+  if (tracked_ == nullptr) {
+    return Error(Code::kInvalidArgument,
+                 "opts.live_heap_types is empty: this recorder was created without "
+                 "live-heap types, so it tracks no objects");
+  }
+  const size_t declared = options_.sample_types.size();
+  if (sample.values.size() != declared) {
+    return Error(Code::kInvalidArgument,
+                 "sample.values_len is %zu but the profile declares %zu sample types",
+                 sample.values.size(), declared);
+  }
+  if (sample.timestamp_ns != 0) {
+    return Error(Code::kInvalidArgument,
+                 "sample.timestamp_ns is %lld: a tracked object outlives profiles, so "
+                 "its sample takes no timestamp (0)",
+                 static_cast<long long>(sample.timestamp_ns));
+  }
+  const std::vector<size_t>& types = live_heap_options_.types;
+  for (size_t i = 0; i < declared; ++i) {
+    if (sample.values[i] != 0 && std::find(types.begin(), types.end(), i) == types.end()) {
+      return Error(Code::kInvalidArgument,
+                   "sample.values[%zu] is %lld, but sample type %zu is not one of "
+                   "opts.live_heap_types, so it must be 0",
+                   i, static_cast<long long>(sample.values[i]), i);
+    }
+  }
+  return EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+    SpinLockHolder hold(&heap_lock_);
+    // Invariant 3: commit only into a slot that is still active.
+    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    bool truncated = false;
+    const Status status = tracked_->Track(object_id, sample, slot.profile.get(), &truncated);
+    if (status.ok()) {
+      objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
+      if (truncated) {
+        slot.truncated.store(slot.truncated.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+      }
+      tracked_->CompactIfMostlyDead();  // a replaced object may free a key
+    } else if (status.code() == Code::kLimitExceeded) {
+      objects_not_tracked_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return status;
+  });
+}
+
+void Recorder::Untrack(uint64_t object_id) {
+  if (tracked_ == nullptr) return;
+  {
+    // The common case (a free of an object never sampled) ends here,
+    // without entering a slot.
+    SpinLockHolder hold(&heap_lock_);
+    if (!tracked_->Contains(object_id)) return;
+  }
+  const Status status = EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+    SpinLockHolder hold(&heap_lock_);
+    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    tracked_->Untrack(object_id, slot.profile.get());
+    objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
+    return OkStatus();
+  });
+  (void)status;
+  // Outside the slot's lock: a compaction makes only other trackers wait.
+  SpinLockHolder hold(&heap_lock_);
+  tracked_->CompactIfMostlyDead();
+}
+
+size_t Recorder::TrackedTableBytes() const {
+  return tracked_ == nullptr ? 0 : tracked_->TableBytes();
+}
+
+size_t Recorder::LiveHeapMemoryBytes() const {
+  if (tracked_ == nullptr) return 0;
+  return tracked_->MemoryBytes() + live_totals_->MemoryBytes();
 }
 
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
@@ -225,12 +351,31 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   }
 
+  // The objects still tracked join the slot's samples (invariant 3: its
+  // deltas are all in by now). The deltas are consumed for good; the
+  // totals' addition to the keys is taken back if encoding fails.
+  KeyUndo live_undo;
+  live_undo.key_count = profile.key_count();
+  if (live_totals_ != nullptr) {
+    live_totals_->Absorb(&profile);
+    try {
+      live_totals_->AddTo(&profile, &live_undo);
+    } catch (...) {
+      profile.Undo(live_undo);
+      throw;
+    }
+  }
   out->bytes.clear();
   out->start_ns = profile.start_ns();
   out->end_ns = flip_ns;
   out->endpoint_counts = profile.EndpointCounts();
-  const Status status =
-      SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats);
+  Status status;
+  try {
+    status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats);
+  } catch (...) {
+    profile.Undo(live_undo);
+    throw;
+  }
   const int64_t encode_ns = out->stats.encode_ns;
 
   const uint64_t samples = old.samples.load(std::memory_order_relaxed);
@@ -265,7 +410,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     carried_endpoints_ = std::move(own_endpoints);
   } else {
     // Nothing recorded is dropped: the samples stay in the slot and are
-    // reported, with the old start, by a later serialization.
+    // reported, with the old start, by a later serialization, beside the
+    // live totals of that later time.
+    profile.Undo(live_undo);
     out->bytes.clear();
   }
   return status;
@@ -283,8 +430,9 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
                        slot.lock.IsLocked() ||
                        (serializer_was_busy && i != active);
     if (dirty) {
-      AbandonedProfiles()->push_back(slot.profile.release());
-      slot.profile = std::make_unique<Profile>(options_, now_ns);
+      Abandon(&slot.profile);
+      slot.profile =
+          std::make_unique<Profile>(options_, now_ns, live_heap_options_.types.size());
     } else {
       slot.profile->Reset(now_ns);
     }
@@ -298,6 +446,21 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   carried_endpoints_.clear();
   // The rules are configuration: the child keeps them.
   upscaling_lock_.ForceUnlockAfterFork();
+  // Every tracked object is forgotten: the child's heap is the parent's,
+  // but its frees are its own business from here on. A table a parent
+  // sampler was changing (heap lock held) or totals a parent serializer
+  // was changing are abandoned like slots.
+  if (tracked_ != nullptr) {
+    if (heap_lock_.IsLocked()) {
+      Abandon(&tracked_);
+    }
+    tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
+    if (serializer_was_busy) Abandon(&live_totals_);
+    live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
+  }
+  heap_lock_.ForceUnlockAfterFork();
+  objects_tracked_.store(0, std::memory_order_relaxed);
+  objects_not_tracked_.store(0, std::memory_order_relaxed);
   stats_lock_.ForceUnlockAfterFork();
   {
     SpinLockHolder hold(&stats_lock_);
@@ -320,6 +483,8 @@ RecorderStats Recorder::stats() const {
     }
   }
   out.records_rejected = records_rejected_.load(std::memory_order_relaxed);
+  out.objects_tracked = objects_tracked_.load(std::memory_order_relaxed);
+  out.objects_not_tracked = objects_not_tracked_.load(std::memory_order_relaxed);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "compression.h"
 #include "pprof_encoder.h"
+#include "live_heap.h"
 #include "profile.h"
 #include "spin_lock.h"
 #include "status.h"
@@ -38,6 +40,8 @@ struct RecorderStats {
   uint64_t samples_truncated = 0;    // stacks cut to max_frames
   uint64_t samples_over_memory = 0;  // sent to the storage-full pseudo-stack
   uint64_t samples_left_out_of_output = 0;  // summed for max_output_bytes
+  uint64_t objects_tracked = 0;      // now
+  uint64_t objects_not_tracked = 0;  // refused at max_tracked_objects
 };
 
 struct EncodedProfile {
@@ -50,8 +54,10 @@ struct EncodedProfile {
 
 class Recorder {
  public:
-  // `options` must have passed MakeProfileOptions.
-  Recorder(const ProfileOptions& options, int64_t now_ns);
+  // `options` must have passed MakeProfileOptions and `live_heap`
+  // MakeLiveHeapOptions; with no live-heap types, Track is refused.
+  Recorder(const ProfileOptions& options, int64_t now_ns,
+           const LiveHeapOptions& live_heap = {});
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -61,6 +67,13 @@ class Recorder {
   Status Record(const SampleView& sample);
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
+  // Live-heap tracking (live_heap.h): every serialization adds the objects
+  // still tracked to its profile. Track validates as Record does, and also
+  // wants timestamp_ns 0 and values 0 but at the live-heap types.
+  Status Track(uint64_t object_id, const SampleView& sample);
+  // Cheap when `object_id` is not tracked: one lock no slot shares and one
+  // probe, usually no record read.
+  void Untrack(uint64_t object_id);
 
   // Configuration, from any thread: a rule for every profile serialized
   // from now on (see Profile::AddUpscalingRule). Never blocks samplers.
@@ -76,6 +89,11 @@ class Recorder {
   void ResetAfterFork(int64_t now_ns);
 
   RecorderStats stats() const;
+  // Bytes held for tracking: the object table alone, and everything (the
+  // table, the content store and the serializer's totals). For tests and
+  // benchmarks; only while no other call runs.
+  size_t TrackedTableBytes() const;
+  size_t LiveHeapMemoryBytes() const;
   // For a record refused before it reached Record (at the C boundary).
   void CountRejected() {
     records_rejected_.fetch_add(1, std::memory_order_relaxed);
@@ -96,6 +114,11 @@ class Recorder {
     std::atomic<uint64_t> over_memory{0};
   };
 
+  // The sampler's entry protocol (recorder.cc): runs write(slot, index)
+  // under the active slot's lock; a write that returns no status leaves
+  // the slot and enters the then active one again.
+  template <typename F>
+  Status EnterActiveSlot(F&& write);
   template <typename F>
   Status WithActiveSlot(F&& write);
 
@@ -108,6 +131,18 @@ class Recorder {
   // Endpoints of the previously serialized slot, carried into the next
   // profile so that a request spanning a flip keeps its endpoint.
   absl::flat_hash_map<uint64_t, std::string> carried_endpoints_;
+  // The running live-heap totals; null when tracking is off.
+  std::unique_ptr<LiveTotals> live_totals_;
+
+  // Live-heap tracking, samplers' side (null when tracking is off). The
+  // heap lock is taken after a slot's lock, never before, and never by the
+  // serializer.
+  const LiveHeapOptions live_heap_options_;
+  SpinLock heap_lock_;
+  std::unique_ptr<TrackedObjects> tracked_ ABSL_PT_GUARDED_BY(heap_lock_);
+  // Written under heap_lock_, read (relaxed) by stats().
+  std::atomic<uint64_t> objects_tracked_{0};
+  std::atomic<uint64_t> objects_not_tracked_{0};
 
   // Set by AddUpscalingRule, copied into each slot the serializer encodes.
   SpinLock upscaling_lock_;

@@ -11,6 +11,7 @@ extern "C" int stackrec_c_api_exercise(int compression, unsigned char** bytes,
                                        size_t* size, int64_t* start_ns,
                                        int64_t* end_ns);
 extern "C" int stackrec_c_api_exercise_recorder(unsigned char** bytes, size_t* size);
+extern "C" int stackrec_c_api_exercise_live_heap(unsigned char** bytes, size_t* size);
 
 using namespace stackrec_test;
 using Strings = std::vector<std::string>;
@@ -64,4 +65,19 @@ TEST_CASE("the recorder half of the header works from C99, and its output decode
   CHECK(FrameNames(out, out.sample(0)) == Strings{"recorded_from_c"});
   CHECK(LabelStrings(out, out.sample(0)) ==
         Strings{"trace endpoint=GET /r", "local root span id=9"});
+}
+
+TEST_CASE("live-heap tracking works from C99, and its output decodes") {
+  unsigned char* bytes = nullptr;
+  size_t size = 0;
+  REQUIRE(stackrec_c_api_exercise_live_heap(&bytes, &size) == 1);
+  const std::string data(reinterpret_cast<char*>(bytes), size);
+  std::free(bytes);
+  const Profile out = Decode(data);
+  CheckInvariants(out);
+  CHECK(SampleTypes(out) == Strings{"heap-live-samples/count", "heap-live-size/bytes"});
+  REQUIRE(out.sample_size() == 1);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"c_alloc"});
+  CHECK(out.sample(0).value(0) == 2);
+  CHECK(out.sample(0).value(1) == 8192);
 }

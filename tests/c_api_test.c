@@ -206,3 +206,65 @@ done:
   stackrec_recorder_free(NULL);
   return ok;
 }
+
+/* Tracks two objects of one stack and frees one, from C99: the profile
+ * taken afterwards holds the survivor. Returns 1 on success. */
+int stackrec_c_api_exercise_live_heap(unsigned char **bytes, size_t *size) {
+  static const stackrec_value_type types[2] = {
+      {STR("heap-live-samples"), STR("count")}, {STR("heap-live-size"), STR("bytes")}};
+  static const size_t live_types[2] = {0, 1};
+  stackrec_profile_options opts;
+  stackrec_recorder *recorder = NULL;
+  stackrec_encoded *encoded = NULL;
+  stackrec_location frame;
+  stackrec_sample sample;
+  stackrec_stats stats;
+  stackrec_status st;
+  int64_t values[2] = {1, 4096};
+  int ok = 0;
+
+  memset(&opts, 0, sizeof(opts));
+  opts.sample_types = types;
+  opts.sample_types_len = 2;
+  opts.live_heap_types = live_types;
+  opts.live_heap_types_len = 2;
+  opts.max_tracked_objects = 2;
+  memset(&frame, 0, sizeof(frame));
+  frame.function.name = (stackrec_str)STR("c_alloc");
+  memset(&sample, 0, sizeof(sample));
+  sample.locations = &frame;
+  sample.locations_len = 1;
+  sample.values = values;
+  sample.values_len = 2;
+  if ((st = stackrec_recorder_new(&opts, &recorder)) != STACKREC_OK ||
+      (st = stackrec_recorder_track(recorder, 0x1000, &sample)) != STACKREC_OK ||
+      (st = stackrec_recorder_track(recorder, 0x2000, &sample)) != STACKREC_OK ||
+      (st = stackrec_recorder_untrack(recorder, 0x1000)) != STACKREC_OK ||
+      (st = stackrec_recorder_untrack(recorder, 0x3000)) != STACKREC_OK) {
+    fail("live-heap call", st);
+    goto done;
+  }
+  if (stackrec_recorder_track(recorder, 0x3000, &sample) != STACKREC_OK ||
+      stackrec_recorder_track(recorder, 0x4000, &sample) != STACKREC_LIMIT_EXCEEDED) {
+    fprintf(stderr, "expected the cap of 2 objects\n");
+    goto done;
+  }
+  if ((st = stackrec_recorder_serialize(recorder, NULL, &encoded)) != STACKREC_OK ||
+      (st = stackrec_recorder_stats(recorder, &stats)) != STACKREC_OK) {
+    fail("recorder call", st);
+    goto done;
+  }
+  if (stats.objects_tracked != 2 || stats.objects_not_tracked != 1) {
+    fprintf(stderr, "unexpected live-heap stats\n");
+    goto done;
+  }
+  *size = stackrec_encoded_size(encoded);
+  *bytes = (unsigned char *)malloc(*size);
+  if (*bytes == NULL) goto done;
+  memcpy(*bytes, stackrec_encoded_data(encoded), *size);
+  ok = 1;
+done:
+  stackrec_encoded_free(encoded);
+  stackrec_recorder_free(recorder);
+  return ok;
+}

@@ -12,6 +12,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,6 +113,118 @@ TEST_CASE("samplers and a serializer flipping every millisecond lose nothing") {
   CHECK(stats.samples_recorded == static_cast<uint64_t>(expected[1]));
   CHECK(stats.serializations_ok == static_cast<uint64_t>(profiles) + 1);
   CHECK(stats.records_rejected == 0);
+}
+
+TEST_CASE("samplers tracking and untracking while a serializer flips every millisecond end with exact live totals") {
+  // cpu-samples for records; heap-live-samples and heap-live-size tracked.
+  const stackrec_value_type types[] = {
+      {S("cpu-samples"), S("count")},
+      {S("heap-live-samples"), S("count")},
+      {S("heap-live-size"), S("bytes")},
+  };
+  const size_t live_types[] = {1, 2};
+  stackrec_profile_options opts{};
+  opts.sample_types = types;
+  opts.sample_types_len = 3;
+  opts.live_heap_types = live_types;
+  opts.live_heap_types_len = 2;
+  auto recorder = stackrec_test::NewRecorder(opts);
+
+  constexpr int kSamplers = 2;
+  std::atomic<bool> stop{false};
+  // Per thread: object id -> (leaf, size) of what it tracks now.
+  std::vector<std::map<uint64_t, std::pair<int, int64_t>>> live(kSamplers);
+  std::vector<int64_t> recorded(kSamplers, 0);
+  std::vector<uint64_t> failures(kSamplers, 0);
+  std::vector<std::thread> samplers;
+  for (int t = 0; t < kSamplers; ++t) {
+    samplers.emplace_back([&, t] {
+      std::mt19937_64 rng(static_cast<uint64_t>(t) + 1);
+      const std::string thread = "thread" + std::to_string(t);
+      for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        const int op = static_cast<int>(rng() % 8);
+        // Ids of both threads interleave: the table is shared.
+        const uint64_t id = (rng() % 512) * kSamplers + static_cast<uint64_t>(t);
+        if (op < 4) {  // track, replacing when the id is live already
+          const int leaf = static_cast<int>(rng() % 16);
+          const auto size = static_cast<int64_t>(rng() % 4096) + 1;
+          SampleBuilder b;
+          b.Frame("alloc" + std::to_string(leaf)).Frame(thread).Values({0, 1, size});
+          if (stackrec_recorder_track(recorder.get(), id, &b.Get()) != STACKREC_OK) {
+            failures[t]++;
+            continue;
+          }
+          live[t][id] = {leaf, size};
+        } else if (op < 7) {
+          if (stackrec_recorder_untrack(recorder.get(), id) != STACKREC_OK) failures[t]++;
+          live[t].erase(id);
+        } else {
+          SampleBuilder b;
+          b.Frame("recorded").Frame(thread).Values({1, 0, 0});
+          if (stackrec_recorder_record(recorder.get(), &b.Get()) != STACKREC_OK) {
+            failures[t]++;
+            continue;
+          }
+          recorded[t]++;
+        }
+      }
+    });
+  }
+
+  // Every profile: no negative live total anywhere (each object's plus
+  // reaches the totals before its minus), and the recorded counts add up.
+  int64_t serialized_records = 0;
+  bool never_negative = true;
+  int profiles = 0;
+  auto take = [&](std::map<std::pair<std::string, std::string>, std::vector<int64_t>>* heap) {
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    for (const auto& s : p.sample()) {
+      serialized_records += s.value(0);
+      if (s.value(1) < 0 || s.value(2) < 0) never_negative = false;
+      const auto names = FrameNames(p, s);
+      if (heap != nullptr && names.at(0) != "recorded") {
+        (*heap)[{names.at(0), names.at(1)}] = {s.value(1), s.value(2)};
+      }
+    }
+    ++profiles;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline || profiles < 200) {
+    take(nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop = true;
+  for (auto& t : samplers) t.join();
+  std::map<std::pair<std::string, std::string>, std::vector<int64_t>> heap;
+  take(&heap);
+
+  std::map<std::pair<std::string, std::string>, std::vector<int64_t>> expected;
+  uint64_t objects = 0;
+  int64_t expected_records = 0;
+  for (int t = 0; t < kSamplers; ++t) {
+    expected_records += recorded[t];
+    objects += live[t].size();
+    for (const auto& [id, object] : live[t]) {
+      auto& v = expected[{"alloc" + std::to_string(object.first), "thread" + std::to_string(t)}];
+      v.resize(2);
+      v[0] += 1;
+      v[1] += object.second;
+    }
+  }
+  INFO("profiles: " << profiles << ", live objects: " << objects);
+  CHECK(failures == std::vector<uint64_t>(kSamplers, 0));
+  CHECK(profiles >= 200);
+  CHECK(objects > 100);
+  CHECK(heap == expected);
+  CHECK(never_negative);
+  CHECK(serialized_records == expected_records);
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(recorder.get(), &stats) == STACKREC_OK);
+  CHECK(stats.objects_tracked == objects);
+  CHECK(stats.objects_not_tracked == 0);
 }
 
 namespace {

@@ -75,6 +75,9 @@ int main(void) {
   FIELD(stackrec_profile_options, comments_len);
   FIELD(stackrec_profile_options, drop_frames);
   FIELD(stackrec_profile_options, keep_frames);
+  FIELD(stackrec_profile_options, live_heap_types);
+  FIELD(stackrec_profile_options, live_heap_types_len);
+  FIELD(stackrec_profile_options, max_tracked_objects);
 
   STRUCT(stackrec_serialize_options);
   FIELD(stackrec_serialize_options, compression);
@@ -94,5 +97,7 @@ int main(void) {
   FIELD(stackrec_stats, samples_truncated);
   FIELD(stackrec_stats, samples_over_memory);
   FIELD(stackrec_stats, samples_left_out_of_output);
+  FIELD(stackrec_stats, objects_tracked);
+  FIELD(stackrec_stats, objects_not_tracked);
   return 0;
 }

@@ -85,7 +85,9 @@ class _ProfileOptions(ctypes.Structure):
                 ("max_output_bytes", c_size_t),
                 ("default_sample_type", _Str),
                 ("comments", ctypes.POINTER(_Str)), ("comments_len", c_size_t),
-                ("drop_frames", _Str), ("keep_frames", _Str)]
+                ("drop_frames", _Str), ("keep_frames", _Str),
+                ("live_heap_types", ctypes.POINTER(c_size_t)), ("live_heap_types_len", c_size_t),
+                ("max_tracked_objects", c_size_t)]
 
 
 class _SerializeOptions(ctypes.Structure):
@@ -100,7 +102,8 @@ class _Stats(ctypes.Structure):
                 ("serialize_ns_total", c_int64),
                 ("samples_recorded", c_uint64), ("records_rejected", c_uint64),
                 ("samples_truncated", c_uint64), ("samples_over_memory", c_uint64),
-                ("samples_left_out_of_output", c_uint64)]
+                ("samples_left_out_of_output", c_uint64),
+                ("objects_tracked", c_uint64), ("objects_not_tracked", c_uint64)]
 
 
 _status = ctypes.c_int

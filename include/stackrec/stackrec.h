@@ -193,7 +193,15 @@ typedef struct stackrec_sample {
  *   (e.g. "host: web-1"); any count, each valid UTF-8.
  * - drop_frames / keep_frames: pprof's regular expressions for frames a
  *   viewer hides (drop_frames) unless they match keep_frames. Written as
- *   given; stackrec itself does not interpret them. {NULL, 0}: unset. */
+ *   given; stackrec itself does not interpret them. {NULL, 0}: unset.
+ * - Live-heap tracking (recorders only; a stackrec_profile ignores these
+ *   fields, unchecked: see stackrec_recorder_track):
+ *   - live_heap_types / live_heap_types_len: offsets into sample_types of
+ *     the values a tracked object carries, e.g. of "heap-live-samples" and
+ *     "heap-live-size". Each below sample_types_len, no repeats. NULL with
+ *     length 0 (the default) turns tracking off.
+ *   - max_tracked_objects (0: 4,194,304, i.e. 1 << 22; at most
+ *     4,294,967,294): how many objects may be tracked at once. */
 typedef struct stackrec_profile_options {
   const stackrec_value_type *sample_types;
   size_t sample_types_len;
@@ -208,6 +216,10 @@ typedef struct stackrec_profile_options {
   size_t comments_len;
   stackrec_str drop_frames;
   stackrec_str keep_frames;
+  /* Live-heap tracking (recorders only). */
+  const size_t *live_heap_types;
+  size_t live_heap_types_len;
+  size_t max_tracked_objects;
 } stackrec_profile_options;
 
 typedef enum stackrec_compression {
@@ -376,7 +388,10 @@ STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
 typedef struct stackrec_recorder stackrec_recorder;
 
 /* Same options as stackrec_profile_new; sample_types_enabled is how a
- * recorder leaves types out while samplers keep passing every value. */
+ * recorder leaves types out while samplers keep passing every value.
+ * Recorders also read the live-heap fields: INVALID_ARGUMENT naming
+ * opts.live_heap_types[i] for an offset past the sample types or a
+ * repeat, or opts.max_tracked_objects over its limit. */
 STACKREC_API stackrec_status stackrec_recorder_new(
     const stackrec_profile_options *opts, stackrec_recorder **out);
 
@@ -403,6 +418,36 @@ STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
  * reset_after_fork too. Any thread; samplers never wait for it. */
 STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule(
     stackrec_recorder *recorder, const stackrec_upscaling_rule *rule);
+/* Live-heap tracking, for heap profiles: an object allocated in one
+ * profile's interval and still alive in the next must appear in both.
+ * Every serialization adds all objects tracked at its flip to its profile,
+ * summed by (stack, labels) exactly as samples are: into the sample of
+ * that key if the interval recorded one, else into a sample of their own,
+ * with their values at the live-heap types and 0 at the others. Same
+ * thread-safety as record: samplers call track and untrack concurrently
+ * with record and serialize, and never wait for the serializer.
+ *
+ * stackrec_recorder_track remembers object `object_id` (any 64 bits, e.g.
+ * its address) with the sample's stack, labels and values. The sample is
+ * checked as by record (values_len, labels, UTF-8; max_frames cuts the
+ * stack) and also needs timestamp_ns == 0 and a value of 0 at every offset
+ * that is not in opts.live_heap_types (INVALID_ARGUMENT naming
+ * sample.timestamp_ns or sample.values[i]). Tracking an id already tracked
+ * replaces that object, as if untracked first. INVALID_ARGUMENT if the
+ * recorder has no live-heap types. At max_tracked_objects, a new id gets
+ * STACKREC_LIMIT_EXCEEDED, nothing changes, and the stats'
+ * objects_not_tracked grows. `sample` is borrowed for the call. */
+STACKREC_API stackrec_status stackrec_recorder_track(
+    stackrec_recorder *recorder, uint64_t object_id,
+    const stackrec_sample *sample);
+
+/* The object `object_id` was freed: it leaves the next profiles. STACKREC_OK
+ * and no change if it is not tracked (a runtime calls this on frees of
+ * objects it never sampled), and that case is cheap: no slot is entered.
+ * INVALID_ARGUMENT for a NULL recorder; OUT_OF_MEMORY (the object stays
+ * tracked) if memory for its key in the current profile ran out. */
+STACKREC_API stackrec_status stackrec_recorder_untrack(
+    stackrec_recorder *recorder, uint64_t object_id);
 
 /* Flips the slots and returns the old slot's profile, covering
  * [previous flip or creation, this flip]. `opts` NULL means gzip at the
@@ -415,7 +460,9 @@ STACKREC_API stackrec_status stackrec_recorder_serialize(
 /* Call in the child after fork(), before any other call on the recorder:
  * whatever the parent's threads were doing at the fork (recording,
  * flipping, encoding), the child's recorder becomes empty, its interval
- * starts now, and it records and serializes normally. Memory that a parent
+ * starts now, and it records and serializes normally. It also forgets
+ * every tracked object: the child's profiles hold only objects the child
+ * tracks itself. Memory that a parent
  * thread was changing at the fork is abandoned, never freed or reused. */
 STACKREC_API stackrec_status stackrec_recorder_reset_after_fork(
     stackrec_recorder *recorder);
@@ -435,6 +482,8 @@ typedef struct stackrec_stats {
   uint64_t samples_truncated;   /* stacks cut to max_frames */
   uint64_t samples_over_memory; /* sent to "[stackrec: storage full]" */
   uint64_t samples_left_out_of_output; /* summed into "[stackrec: output limit]" */
+  uint64_t objects_tracked;     /* now: tracked and not untracked since */
+  uint64_t objects_not_tracked; /* tracks refused at max_tracked_objects */
 } stackrec_stats;
 
 /* Copies the counters into *out. Thread-safe. */
