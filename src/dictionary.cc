@@ -112,7 +112,7 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
   char field[48];
   for (size_t i = 0; i < location_ids.size(); ++i) {
     std::snprintf(field, sizeof(field), "location_ids[%zu]", i);
-    uint32_t index;
+    uint32_t index = 0;
     STACKREC_RETURN_IF_ERROR(LocationIndex(location_ids[i], field, &index));
     scratch_.push_back(index);
   }

@@ -793,7 +793,7 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
       }
       // At the memory cap nothing is imported, but the ids are still checked.
       over_memory = true;
-      uint32_t index;
+      uint32_t index = 0;
       if (sample.stack_id != 0) return dict.StackIndex(sample.stack_id, "sample.stack_id", &index);
       char field[48];
       for (size_t i = 0; i < sample.location_ids.size(); ++i) {
@@ -888,7 +888,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
   char field[48];
   for (size_t i = 0; i < ids.size(); ++i) {
     std::snprintf(field, sizeof(field), "sample.location_ids[%zu]", i);
-    uint32_t index;
+    uint32_t index = 0;
     STACKREC_RETURN_IF_ERROR(dict.LocationIndex(ids[i], field, &index));
     indices.push_back(index);
   }
