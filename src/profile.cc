@@ -525,6 +525,10 @@ Status Profile::TakeValues(absl::Span<const int64_t> values) {
                  "types",
                  values.size(), declared);
   }
+  if (stored_values_ == declared) {  // every type enabled: one copy
+    scratch_values_.assign(values.begin(), values.end());
+    return OkStatus();
+  }
   scratch_values_.clear();
   for (size_t i = 0; i < declared; ++i) {
     if (options_.enabled[i]) scratch_values_.push_back(values[i]);
