@@ -17,10 +17,8 @@ Status Utf8(absl::string_view s, const char* field) {
 
 }  // namespace
 
-// Stack index i is SpanTable id i - 1: the table's id 0 is the empty
-// stack, a real stack here, while index 0 means "none".
 absl::Span<const uint32_t> Dictionary::stack(uint32_t index) const {
-  return stacks_.Get(index - 1);
+  return stacks_.Get(stack_spans_[index]);
 }
 
 Status Dictionary::CheckRoom(size_t size, const char* table) {
@@ -43,7 +41,7 @@ Status Dictionary::Index(uint32_t id, size_t size, const char* field, uint32_t* 
 }
 
 Status Dictionary::StackIndex(uint32_t id, const char* field, uint32_t* index) const {
-  return Index(id, stacks_.size() + 1, field, index);
+  return Index(id, stack_spans_.size(), field, index);
 }
 
 Status Dictionary::LocationIndex(uint32_t id, const char* field, uint32_t* index) const {
@@ -131,7 +129,7 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
                    i, i + 1);
     }
   }
-  STACKREC_RETURN_IF_ERROR(CheckRoom(stacks_.size() + 1, "stacks"));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(stack_spans_.size(), "stacks"));
   const bool truncated = scratch_.size() > max_frames_;
   if (truncated) {
     // Deeper than max_frames: the leaf side and a frame that says how much
@@ -154,15 +152,17 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
     STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
     scratch_.push_back(locations_.Intern(pseudo));
   }
-  const uint32_t known = stacks_.Find(scratch_);
-  if (known != ~uint32_t{0}) {
-    *id = IdOf(known + 1);
-    return OkStatus();
+  // Grown first, so that the pushes below cannot throw.
+  ReserveFor(truncated_, 1);
+  ReserveFor(stack_spans_, 1);
+  const uint32_t span = stacks_.Intern(scratch_);
+  if (span >= span_indices_.size()) span_indices_.resize(size_t{span} + 1, 0);
+  if (span_indices_[span] == 0) {
+    span_indices_[span] = static_cast<uint32_t>(stack_spans_.size());
+    stack_spans_.push_back(span);
+    truncated_.push_back(truncated);
   }
-  truncated_.reserve(truncated_.size() + 1);  // so the push cannot throw
-  const uint32_t span_id = stacks_.Intern(scratch_);
-  truncated_.push_back(truncated);
-  *id = IdOf(span_id + 1);
+  *id = IdOf(span_indices_[span]);
   return OkStatus();
 }
 
@@ -172,7 +172,9 @@ void Dictionary::Forget() {
   functions_.Clear();
   locations_.Clear();
   stacks_.Clear();
-  std::vector<bool>(2, false).swap(truncated_);
+  std::vector<uint32_t>(1, 0).swap(stack_spans_);
+  std::vector<uint32_t>().swap(span_indices_);
+  std::vector<bool>(1, false).swap(truncated_);
   std::vector<uint32_t>().swap(scratch_);
   // Wraps after 255 forgets (see stackrec.h).
   generation_ = (generation_ + 1) & kGenerationMask;
@@ -181,6 +183,7 @@ void Dictionary::Forget() {
 size_t Dictionary::MemoryBytes() const {
   return strings_.MemoryBytes() + mappings_.MemoryBytes() + functions_.MemoryBytes() +
          locations_.MemoryBytes() + stacks_.MemoryBytes() + truncated_.capacity() / 8 +
+         (stack_spans_.capacity() + span_indices_.capacity()) * sizeof(uint32_t) +
          scratch_.capacity() * sizeof(uint32_t);
 }
 

@@ -89,8 +89,12 @@ class Dictionary {
   ValueTable<Function> functions_;
   ValueTable<Location> locations_;
   SpanTable<uint32_t> stacks_;
-  // Per stack index; index 0 is unused and index 1 the empty stack.
-  std::vector<bool> truncated_ = std::vector<bool>(2, false);
+  // Stack index -> its id in stacks_, in the order stacks were handed out
+  // (the table's own id 0, the empty stack, exists before anyone asks for
+  // it); index 0 is unused. And the reverse, 0 for "not handed out".
+  std::vector<uint32_t> stack_spans_ = std::vector<uint32_t>(1, 0);
+  std::vector<uint32_t> span_indices_;
+  std::vector<bool> truncated_ = std::vector<bool>(1, false);  // per stack index
   std::vector<uint32_t> scratch_;
 };
 
