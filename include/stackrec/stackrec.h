@@ -493,6 +493,102 @@ STACKREC_API stackrec_status stackrec_recorder_stats(
 /* NULL-safe. No other call on the recorder may be running. */
 STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
 
+/* ---- Pre-interned frames: recording by id ------------------------------ */
+
+/* A runtime that knows its functions and call sites ahead of sampling (a
+ * method table, a JIT's code map) can intern them once and then record
+ * samples by id: per sample, no frame string is read or hashed. A profile
+ * and a recorder each own one dictionary of ids.
+ *  - Ids are uint32_t, never 0, and stay valid for every later call on the
+ *    same handle: across serializations, resets, flips and
+ *    reset_after_fork, until stackrec_<object>_forget_ids or free. A
+ *    recorder's ids work in both slots. Interning equal content twice gives
+ *    the same id; ids of one handle mean nothing to another.
+ *  - Memory. The dictionary keeps everything interned until forget_ids,
+ *    which frees it all at once: a process whose code keeps changing calls
+ *    it now and then (after a code reload, or when the dictionary grew past
+ *    what it wants to hold) and interns what is still live again. Profiles
+ *    keep their own copy of what their samples use, so forgetting never
+ *    changes what was recorded; forgetting costs the next samples of each
+ *    stack one copy into the profile.
+ *  - An id from before forget_ids is refused as stale (INVALID_ARGUMENT)
+ *    during the next 255 forget_ids; after that it could be taken for a new
+ *    id: do not keep ids across a forget.
+ *  - Each table (mappings, functions, locations, stacks) holds at most
+ *    16,777,215 ids: LIMIT_EXCEEDED past that.
+ *  - Recorder threads: the intern_* calls, record_ids and forget_ids may be
+ *    called from any number of threads, concurrently with record and
+ *    serialize; like record, they never wait for the serializer (samplers
+ *    may briefly wait for each other). */
+
+/* A location of interned parts: mapping_id from intern_mapping (0: none),
+ * function_id from intern_function (0: none, the address alone), and the
+ * rest as in stackrec_location (inlined included). */
+typedef struct stackrec_interned_location {
+  uint32_t mapping_id;
+  uint32_t function_id;
+  uint64_t address;
+  int64_t line;
+  bool inlined;
+} stackrec_interned_location;
+
+/* A sample by id: the stack is stack_id (from intern_stack), or, when
+ * stack_id is 0, the location ids location_ids[0, location_ids_len), leaf
+ * first. values, labels and timestamp_ns as in stackrec_sample. */
+typedef struct stackrec_id_sample {
+  uint32_t stack_id;
+  const uint32_t *location_ids;
+  size_t location_ids_len;
+  const int64_t *values;
+  size_t values_len;
+  const stackrec_label *labels;
+  size_t labels_len;
+  int64_t timestamp_ns;
+} stackrec_id_sample;
+
+/* Interns a mapping (not all zero: "no mapping" is mapping_id 0). */
+STACKREC_API stackrec_status stackrec_profile_intern_mapping(
+    stackrec_profile *profile, const stackrec_mapping *mapping, uint32_t *id);
+/* Interns a function (not all empty: "no function" is function_id 0). */
+STACKREC_API stackrec_status stackrec_profile_intern_function(
+    stackrec_profile *profile, const stackrec_function *function, uint32_t *id);
+/* Interns a location; its ids must be this dictionary's. */
+STACKREC_API stackrec_status stackrec_profile_intern_location(
+    stackrec_profile *profile, const stackrec_interned_location *location,
+    uint32_t *id);
+/* Interns a stack of location ids, leaf first (possibly none). The rules of
+ * stackrec_sample's locations apply here, once: inlined frames need a
+ * caller at their address and mapping, and a stack deeper than max_frames
+ * is cut to its leaf side plus "[N frames truncated]" (samples of it count
+ * as truncated). */
+STACKREC_API stackrec_status stackrec_profile_intern_stack(
+    stackrec_profile *profile, const uint32_t *location_ids,
+    size_t location_ids_len, uint32_t *id);
+/* As stackrec_profile_add, by id. */
+STACKREC_API stackrec_status stackrec_profile_add_ids(
+    stackrec_profile *profile, const stackrec_id_sample *sample);
+/* Invalidates every id of the profile and frees the dictionary. */
+STACKREC_API stackrec_status stackrec_profile_forget_ids(
+    stackrec_profile *profile);
+
+/* The same for a recorder (see the threads rule above). */
+STACKREC_API stackrec_status stackrec_recorder_intern_mapping(
+    stackrec_recorder *recorder, const stackrec_mapping *mapping, uint32_t *id);
+STACKREC_API stackrec_status stackrec_recorder_intern_function(
+    stackrec_recorder *recorder, const stackrec_function *function,
+    uint32_t *id);
+STACKREC_API stackrec_status stackrec_recorder_intern_location(
+    stackrec_recorder *recorder, const stackrec_interned_location *location,
+    uint32_t *id);
+STACKREC_API stackrec_status stackrec_recorder_intern_stack(
+    stackrec_recorder *recorder, const uint32_t *location_ids,
+    size_t location_ids_len, uint32_t *id);
+/* As stackrec_recorder_record, by id. */
+STACKREC_API stackrec_status stackrec_recorder_record_ids(
+    stackrec_recorder *recorder, const stackrec_id_sample *sample);
+STACKREC_API stackrec_status stackrec_recorder_forget_ids(
+    stackrec_recorder *recorder);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
