@@ -10,6 +10,12 @@
 //   BM_AddStringFrames/misses  the same, but every stack is new (its leaf
 //                              function is): the warm-up, or a workload that
 //                              never repeats itself.
+//   BM_AddIds/stack_id         stackrec_profile_add_ids of one of the same
+//                              1,000 stacks, pre-interned, by stack id, with
+//                              a numeric and a string label.
+//   BM_AddIds/location_ids     the same by its 64 location ids.
+//   BM_RecordIds               stackrec_recorder_record_ids by stack id, one
+//                              sampler thread, no serializer.
 //   BM_Serialize/samples:<n>/compression:<c>
 //                              stackrec_profile_serialize of a profile of n
 //                              (10,000 or 100,000) distinct samples of the
@@ -186,6 +192,112 @@ void BM_AddStringFrames(benchmark::State& state, Mode mode) {
 }
 BENCHMARK_CAPTURE(BM_AddStringFrames, hits, Mode::kHits);
 BENCHMARK_CAPTURE(BM_AddStringFrames, misses, Mode::kMisses);
+
+// The Stacks, interned into a profile's or a recorder's dictionary through
+// the given calls: each stack's location ids and its stack id.
+struct InternedStacks {
+  std::vector<std::vector<uint32_t>> locations;
+  std::vector<uint32_t> stacks;
+};
+
+template <typename Handle, typename Fn, typename Loc, typename Stack>
+bool Intern(Handle* h, const Stacks& stacks, Fn intern_function, Loc intern_location,
+            Stack intern_stack, InternedStacks* out) {
+  for (size_t s = 0; s < stacks.size(); ++s) {
+    std::vector<uint32_t> ids;
+    for (size_t f = 0; f < kDepth; ++f) {
+      const stackrec_location& frame = stacks[s][f];
+      uint32_t fn = 0, loc = 0;
+      if (intern_function(h, &frame.function, &fn) != STACKREC_OK) return false;
+      stackrec_interned_location l = {};
+      l.function_id = fn;
+      l.line = frame.line;
+      if (intern_location(h, &l, &loc) != STACKREC_OK) return false;
+      ids.push_back(loc);
+    }
+    uint32_t stack = 0;
+    if (intern_stack(h, ids.data(), ids.size(), &stack) != STACKREC_OK) return false;
+    out->locations.push_back(std::move(ids));
+    out->stacks.push_back(stack);
+  }
+  return true;
+}
+
+const stackrec_label kIdLabels[2] = {{Str("thread id"), {}, 7, {}},
+                                     {Str("thread name"), Str("worker-7"), 0, {}}};
+
+enum class By { kStackId, kLocationIds };
+
+void BM_AddIds(benchmark::State& state, By by) {
+  ProfilePtr profile = NewProfile();
+  Stacks stacks(kHitStacks);
+  InternedStacks ids;
+  if (profile == nullptr ||
+      !Intern(profile.get(), stacks, stackrec_profile_intern_function,
+              stackrec_profile_intern_location, stackrec_profile_intern_stack, &ids)) {
+    return state.SkipWithError(stackrec_last_error());
+  }
+  stackrec_id_sample sample = {};
+  sample.values = kValues;
+  sample.values_len = kTypes;
+  sample.labels = kIdLabels;
+  sample.labels_len = 2;
+  size_t next = 0;
+  for (auto _ : state) {
+    if (by == By::kStackId) {
+      sample.stack_id = ids.stacks[next];
+    } else {
+      sample.location_ids = ids.locations[next].data();
+      sample.location_ids_len = kDepth;
+    }
+    if (stackrec_profile_add_ids(profile.get(), &sample) != STACKREC_OK) {
+      return state.SkipWithError(stackrec_last_error());
+    }
+    if (++next == stacks.size()) next = 0;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_AddIds, stack_id, By::kStackId);
+BENCHMARK_CAPTURE(BM_AddIds, location_ids, By::kLocationIds);
+
+void BM_RecordIds(benchmark::State& state) {
+  const stackrec_value_type types[kTypes] = {
+      {Str("cpu-time"), Str("nanoseconds")},
+      {Str("cpu-samples"), Str("count")},
+      {Str("wall-time"), Str("nanoseconds")},
+      {Str("alloc-samples"), Str("count")}};
+  stackrec_profile_options opts = {};
+  opts.sample_types = types;
+  opts.sample_types_len = kTypes;
+  stackrec_recorder* recorder = nullptr;
+  if (stackrec_recorder_new(&opts, &recorder) != STACKREC_OK) {
+    return state.SkipWithError(stackrec_last_error());
+  }
+  Stacks stacks(kHitStacks);
+  InternedStacks ids;
+  if (!Intern(recorder, stacks, stackrec_recorder_intern_function,
+              stackrec_recorder_intern_location, stackrec_recorder_intern_stack, &ids)) {
+    stackrec_recorder_free(recorder);
+    return state.SkipWithError(stackrec_last_error());
+  }
+  stackrec_id_sample sample = {};
+  sample.values = kValues;
+  sample.values_len = kTypes;
+  sample.labels = kIdLabels;
+  sample.labels_len = 2;
+  size_t next = 0;
+  for (auto _ : state) {
+    sample.stack_id = ids.stacks[next];
+    if (stackrec_recorder_record_ids(recorder, &sample) != STACKREC_OK) {
+      stackrec_recorder_free(recorder);
+      return state.SkipWithError(stackrec_last_error());
+    }
+    if (++next == stacks.size()) next = 0;
+  }
+  stackrec_recorder_free(recorder);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_RecordIds);
 
 // A profile of `count` distinct samples (distinct stack or labels) of the
 // demo's Rails workload: 8 threads, stacks 8 to 128 frames deep, thread and

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "compression.h"
+#include "dictionary.h"
 #include "live_heap.h"
 #include "pprof_encoder.h"
 #include "profile.h"
@@ -45,6 +46,8 @@ static_assert(STACKREC_COMPRESSION_ZSTD ==
 
 struct stackrec_profile {
   std::unique_ptr<stackrec::Profile> impl;
+  // Pre-interned ids; created by the first call that needs it.
+  std::unique_ptr<stackrec::Dictionary> dict;
 };
 
 struct stackrec_recorder {
@@ -196,16 +199,39 @@ struct SampleScratch {
   std::vector<LabelView> labels;
 };
 
+SampleScratch& Scratch() {
+  thread_local SampleScratch scratch;
+  return scratch;
+}
+
+// The labels as views, in this thread's scratch.
+Status ToLabels(const stackrec_label* labels, size_t len,
+                absl::Span<const LabelView>* out) {
+  SampleScratch& scratch = Scratch();
+  // Grown, never shrunk: resizing down and up again per call would
+  // zero-fill the views every time.
+  if (scratch.labels.size() < len) scratch.labels.resize(len);
+  for (size_t i = 0; i < len; ++i) {
+    const stackrec_label& in = labels[i];
+    LabelView& v = scratch.labels[i];
+    static constexpr const char* kArray = "sample.labels";
+    STACKREC_RETURN_IF_ERROR(ToView(in.key, kArray, i, "key", &v.key));
+    STACKREC_RETURN_IF_ERROR(ToView(in.str, kArray, i, "str", &v.str));
+    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, kArray, i, "num_unit", &v.num_unit));
+    v.num = in.num;
+  }
+  *out = absl::MakeConstSpan(scratch.labels.data(), len);
+  return OkStatus();
+}
+
 Status ToSample(const stackrec_sample* s, SampleView* out) {
   if (s == nullptr) return NullArgument("sample");
   STACKREC_RETURN_IF_ERROR(CheckArray(s->locations, s->locations_len, "sample.locations"));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
-  thread_local SampleScratch scratch;
-  // Grown, never shrunk: resizing down and up again per call would
-  // zero-fill the views every time.
+  SampleScratch& scratch = Scratch();
+  // Grown, never shrunk (see ToLabels).
   if (scratch.locations.size() < s->locations_len) scratch.locations.resize(s->locations_len);
-  if (scratch.labels.size() < s->labels_len) scratch.labels.resize(s->labels_len);
   for (size_t i = 0; i < s->locations_len; ++i) {
     const stackrec_location& in = s->locations[i];
     LocationView& v = scratch.locations[i];
@@ -223,20 +249,10 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
     v.line = in.line;
     v.inlined = in.inlined;
   }
-  for (size_t i = 0; i < s->labels_len; ++i) {
-    const stackrec_label& in = s->labels[i];
-    LabelView& v = scratch.labels[i];
-    static constexpr const char* kArray = "sample.labels";
-    STACKREC_RETURN_IF_ERROR(ToView(in.key, kArray, i, "key", &v.key));
-    STACKREC_RETURN_IF_ERROR(ToView(in.str, kArray, i, "str", &v.str));
-    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, kArray, i, "num_unit", &v.num_unit));
-    v.num = in.num;
-  }
   out->locations = absl::MakeConstSpan(scratch.locations.data(), s->locations_len);
   out->values = absl::MakeConstSpan(s->values, s->values_len);
-  out->labels = absl::MakeConstSpan(scratch.labels.data(), s->labels_len);
   out->timestamp_ns = s->timestamp_ns;
-  return OkStatus();
+  return ToLabels(s->labels, s->labels_len, &out->labels);
 }
 
 // A C caller may put any int in an enum field; reading it as the C++ enum
@@ -284,6 +300,44 @@ Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out) {
   return OkStatus();
 }
 
+
+Status ToMappingView(const stackrec_mapping* m, MappingView* out) {
+  if (m == nullptr) return NullArgument("mapping");
+  out->memory_start = m->memory_start;
+  out->memory_limit = m->memory_limit;
+  out->file_offset = m->file_offset;
+  STACKREC_RETURN_IF_ERROR(ToView(m->filename, "mapping.filename", &out->filename));
+  return ToView(m->build_id, "mapping.build_id", &out->build_id);
+}
+
+Status ToFunctionView(const stackrec_function* f, FunctionView* out) {
+  if (f == nullptr) return NullArgument("function");
+  out->start_line = f->start_line;
+  STACKREC_RETURN_IF_ERROR(ToView(f->name, "function.name", &out->name));
+  STACKREC_RETURN_IF_ERROR(ToView(f->system_name, "function.system_name", &out->system_name));
+  return ToView(f->filename, "function.filename", &out->filename);
+}
+
+Status ToIdSample(const stackrec_id_sample* s, IdSampleView* out) {
+  if (s == nullptr) return NullArgument("sample");
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
+  out->stack_id = s->stack_id;
+  out->location_ids = absl::MakeConstSpan(s->location_ids, s->location_ids_len);
+  out->values = absl::MakeConstSpan(s->values, s->values_len);
+  out->timestamp_ns = s->timestamp_ns;
+  return ToLabels(s->labels, s->labels_len, &out->labels);
+}
+
+// The profile's dictionary, created on first use.
+Dictionary& DictionaryOf(stackrec_profile* profile) {
+  if (profile->dict == nullptr) {
+    profile->dict = std::make_unique<Dictionary>(profile->impl->options().max_frames);
+  }
+  return *profile->dict;
+}
 }  // namespace
 }  // namespace stackrec
 
@@ -606,5 +660,185 @@ stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
 }
 
 void stackrec_recorder_free(stackrec_recorder* recorder) { delete recorder; }
+
+}  // extern "C"
+
+// ---- Pre-interned ids -------------------------------------------------------
+
+namespace stackrec {
+namespace {
+
+// The four intern calls, for a profile's or a recorder's dictionary:
+// `intern(args...)` runs on the dictionary the way the owner guards it.
+template <typename Intern>
+stackrec_status InternMappingWith(const void* owner, const char* owner_name,
+                          const stackrec_mapping* mapping, uint32_t* id, Intern intern) {
+  return Guard([&]() -> Status {
+    if (id == nullptr) return NullArgument("id");
+    *id = 0;
+    if (owner == nullptr) return NullArgument(owner_name);
+    MappingView view;
+    STACKREC_RETURN_IF_ERROR(ToMappingView(mapping, &view));
+    return intern(view, id);
+  });
+}
+
+template <typename Intern>
+stackrec_status InternFunctionWith(const void* owner, const char* owner_name,
+                          const stackrec_function* function, uint32_t* id,
+                                   Intern intern) {
+  return Guard([&]() -> Status {
+    if (id == nullptr) return NullArgument("id");
+    *id = 0;
+    if (owner == nullptr) return NullArgument(owner_name);
+    FunctionView view;
+    STACKREC_RETURN_IF_ERROR(ToFunctionView(function, &view));
+    return intern(view, id);
+  });
+}
+
+template <typename Intern>
+stackrec_status InternLocationWith(const void* owner, const char* owner_name,
+                          const stackrec_interned_location* location, uint32_t* id,
+                                   Intern intern) {
+  return Guard([&]() -> Status {
+    if (id == nullptr) return NullArgument("id");
+    *id = 0;
+    if (owner == nullptr) return NullArgument(owner_name);
+    if (location == nullptr) return NullArgument("location");
+    return intern(*location, id);
+  });
+}
+
+template <typename Intern>
+stackrec_status InternStackWith(const void* owner, const char* owner_name,
+                          const uint32_t* location_ids, size_t len, uint32_t* id,
+                                Intern intern) {
+  return Guard([&]() -> Status {
+    if (id == nullptr) return NullArgument("id");
+    *id = 0;
+    if (owner == nullptr) return NullArgument(owner_name);
+    STACKREC_RETURN_IF_ERROR(CheckArray(location_ids, len, "location_ids"));
+    return intern(absl::MakeConstSpan(location_ids, len), id);
+  });
+}
+
+}  // namespace
+}  // namespace stackrec
+
+extern "C" {
+
+stackrec_status stackrec_profile_intern_mapping(stackrec_profile* profile,
+                                                const stackrec_mapping* mapping, uint32_t* id) {
+  return stackrec::InternMappingWith(profile, "profile", mapping, id, [&](const auto& view, uint32_t* out) {
+    return stackrec::DictionaryOf(profile).InternMapping(view, out);
+  });
+}
+
+stackrec_status stackrec_profile_intern_function(stackrec_profile* profile,
+                                                 const stackrec_function* function,
+                                                 uint32_t* id) {
+  return stackrec::InternFunctionWith(profile, "profile", function, id, [&](const auto& view, uint32_t* out) {
+    return stackrec::DictionaryOf(profile).InternFunction(view, out);
+  });
+}
+
+stackrec_status stackrec_profile_intern_location(stackrec_profile* profile,
+                                                 const stackrec_interned_location* location,
+                                                 uint32_t* id) {
+  return stackrec::InternLocationWith(profile, "profile", location, id, [&](const auto& l, uint32_t* out) {
+    return stackrec::DictionaryOf(profile).InternLocation(l.mapping_id, l.function_id,
+                                                          l.address, l.line, l.inlined, out);
+  });
+}
+
+stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
+                                              const uint32_t* location_ids,
+                                              size_t location_ids_len, uint32_t* id) {
+  return stackrec::InternStackWith(profile, "profile", location_ids, location_ids_len, id,
+                                   [&](absl::Span<const uint32_t> ids, uint32_t* out) {
+                                     return stackrec::DictionaryOf(profile).InternStack(ids, out);
+                                   });
+}
+
+stackrec_status stackrec_profile_add_ids(stackrec_profile* profile,
+                                         const stackrec_id_sample* sample) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    stackrec::IdSampleView view;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToIdSample(sample, &view));
+    stackrec::Dictionary& dict = stackrec::DictionaryOf(profile);
+    return profile->impl->AddIds(
+        view, dict.generation(),
+        [&](absl::FunctionRef<Status(const stackrec::Dictionary&)> import) {
+          return import(dict);
+        });
+  });
+}
+
+stackrec_status stackrec_profile_forget_ids(stackrec_profile* profile) {
+  return Guard([&]() -> Status {
+    if (profile == nullptr) return NullArgument("profile");
+    // Even a dictionary not created yet moves on a generation, so ids
+    // (of a garbage value) keep being reported as stale the same way.
+    stackrec::DictionaryOf(profile).Forget();
+    return OkStatus();
+  });
+}
+
+stackrec_status stackrec_recorder_intern_mapping(stackrec_recorder* recorder,
+                                                 const stackrec_mapping* mapping, uint32_t* id) {
+  return stackrec::InternMappingWith(recorder, "recorder", mapping, id, [&](const auto& view, uint32_t* out) {
+    return recorder->impl->InternMapping(view, out);
+  });
+}
+
+stackrec_status stackrec_recorder_intern_function(stackrec_recorder* recorder,
+                                                  const stackrec_function* function,
+                                                  uint32_t* id) {
+  return stackrec::InternFunctionWith(recorder, "recorder", function, id, [&](const auto& view, uint32_t* out) {
+    return recorder->impl->InternFunction(view, out);
+  });
+}
+
+stackrec_status stackrec_recorder_intern_location(stackrec_recorder* recorder,
+                                                  const stackrec_interned_location* location,
+                                                  uint32_t* id) {
+  return stackrec::InternLocationWith(recorder, "recorder", location, id, [&](const auto& l, uint32_t* out) {
+    return recorder->impl->InternLocation(l.mapping_id, l.function_id, l.address, l.line,
+                                          l.inlined, out);
+  });
+}
+
+stackrec_status stackrec_recorder_intern_stack(stackrec_recorder* recorder,
+                                               const uint32_t* location_ids,
+                                               size_t location_ids_len, uint32_t* id) {
+  return stackrec::InternStackWith(recorder, "recorder", location_ids, location_ids_len, id,
+                                   [&](absl::Span<const uint32_t> ids, uint32_t* out) {
+                                     return recorder->impl->InternStack(ids, out);
+                                   });
+}
+
+stackrec_status stackrec_recorder_record_ids(stackrec_recorder* recorder,
+                                             const stackrec_id_sample* sample) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    stackrec::IdSampleView view;
+    const Status converted = stackrec::ToIdSample(sample, &view);
+    if (!converted.ok()) {
+      recorder->impl->CountRejected();
+      return converted;
+    }
+    return recorder->impl->RecordIds(view);
+  });
+}
+
+stackrec_status stackrec_recorder_forget_ids(stackrec_recorder* recorder) {
+  return Guard([&]() -> Status {
+    if (recorder == nullptr) return NullArgument("recorder");
+    recorder->impl->ForgetIds();
+    return OkStatus();
+  });
+}
 
 }  // extern "C"

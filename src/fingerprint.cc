@@ -132,6 +132,19 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
   return lanes.Finish();
 }
 
+Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {
+  Lanes lanes;
+  lanes.Add(ids.size(), 0x6a09e667f3bcc909ull);
+  size_t i = 0;
+  for (; i + 4 <= ids.size(); i += 4) {
+    lanes.Add(uint64_t{ids[i]} << 32 | ids[i + 1], uint64_t{ids[i + 2]} << 32 | ids[i + 3]);
+  }
+  uint64_t tail[2] = {0, 0};
+  for (size_t k = 0; i < ids.size(); ++i, ++k) tail[k / 2] |= uint64_t{ids[i]} << (32 * (k % 2));
+  lanes.Add(tail[0], tail[1]);
+  return lanes.Finish();
+}
+
 Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
   Lanes lanes;
   lanes.Add(labels.size(), 0x4d5a2da51de1aa47ull);

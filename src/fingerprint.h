@@ -46,6 +46,9 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
                               uint64_t* frame_hashes);
 Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 
+// Of a sequence of pre-interned location ids (dictionary.h).
+Fingerprint FingerprintIds(absl::Span<const uint32_t> ids);
+
 }  // namespace stackrec
 
 #endif  // STACKREC_SRC_FINGERPRINT_H_

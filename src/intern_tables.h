@@ -53,6 +53,11 @@ class ValueTable {
     return id;
   }
 
+  // The id of `value`, or 0 if it was never interned.
+  uint32_t Find(const T& value) const {
+    auto it = index_.find(value);
+    return it == index_.end() ? 0 : it->second;
+  }
   const T& Get(uint32_t id) const { return items_[id]; }
   size_t size() const { return items_.size(); }
   size_t MemoryBytes() const {
@@ -96,6 +101,11 @@ class SpanTable {
     return id;
   }
 
+  // The id of `seq`, or ~0 if it was never interned.
+  uint32_t Find(absl::Span<const E> seq) const {
+    auto it = index_.find(seq);
+    return it == index_.end() ? ~uint32_t{0} : *it;
+  }
   absl::Span<const E> Get(uint32_t id) const {
     return absl::MakeConstSpan(pool_.data() + offsets_[id],
                                offsets_[id + 1] - offsets_[id]);

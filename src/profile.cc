@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <utility>
 
+#include "dictionary.h"
 #include "utf8.h"
 
 namespace stackrec {
@@ -152,6 +153,8 @@ void Profile::Reset(int64_t start_ns) {
   endpoints_ = {};
   endpoint_counts_ = {};
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
+  // The tables the imports pointed into are gone.
+  SyncDictionary(kNotImported);
   heap_index_ = {};
   std::vector<Key>().swap(heap_keys_);
   std::vector<int64_t>().swap(heap_values_);
@@ -237,6 +240,28 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   for (const auto& [fingerprint, id] : label_cache_) {
     if (label_sets[id] != kNotYet) next->label_cache_.emplace(fingerprint, label_sets[id]);
   }
+  // Imports from the dictionary stay valid for what was carried over.
+  next->dict_generation_ = dict_generation_;
+  auto carry = [](const std::vector<uint32_t>& from, const std::vector<uint32_t>& remap,
+                  uint32_t flags, std::vector<uint32_t>* to) {
+    to->assign(from.size(), kNotImported);
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (from[i] == kNotImported) continue;
+      const uint32_t mapped = remap[from[i] & ~flags];
+      if (mapped != kNotYet) (*to)[i] = mapped | (from[i] & flags);
+    }
+  };
+  carry(imported_strings_, strings, 0, &next->imported_strings_);
+  carry(imported_mappings_, mappings, 0, &next->imported_mappings_);
+  carry(imported_functions_, functions, 0, &next->imported_functions_);
+  carry(imported_locations_, locations, 0, &next->imported_locations_);
+  carry(imported_stacks_, stacks, kTruncatedBit, &next->imported_stacks_);
+  for (const auto& [fingerprint, packed] : imported_id_stacks_) {
+    const uint32_t mapped = stacks[packed & ~kTruncatedBit];
+    if (mapped != kNotYet) {
+      next->imported_id_stacks_.emplace(fingerprint, mapped | (packed & kTruncatedBit));
+    }
+  }
   next->key_index_.reserve(key_index_.size());
   return next;
 }
@@ -296,8 +321,8 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::ValidateLabels(const SampleView& sample) const {
-  const auto& labels = sample.labels;
+Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
+                               int64_t timestamp_ns) const {
   for (size_t i = 0; i < labels.size(); ++i) {
     const LabelView& l = labels[i];
     if (l.key.empty()) {
@@ -311,7 +336,7 @@ Status Profile::ValidateLabels(const SampleView& sample) const {
       return Error(Code::kInvalidArgument,
                    "sample.labels[%zu] has both a string and a num_unit", i);
     }
-    if (sample.timestamp_ns != 0 && l.key == kEndTimestampKey) {
+    if (timestamp_ns != 0 && l.key == kEndTimestampKey) {
       return Error(Code::kInvalidArgument,
                    "sample.labels[%zu].key \"end_timestamp_ns\" is reserved "
                    "for the sample's timestamp_ns",
@@ -395,7 +420,10 @@ size_t Profile::MemoryBytes() const {
          functions_.MemoryBytes() + locations_.MemoryBytes() +
          stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
          MapBytes(key_index_) + MapBytes(endpoints_) + MapBytes(stack_cache_) +
-         MapBytes(label_cache_) + MapBytes(frame_cache_) + VectorBytes(keys_) +
+         MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(imported_id_stacks_) +
+         VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
+         VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
+         VectorBytes(imported_stacks_) + VectorBytes(keys_) +
          VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
@@ -489,27 +517,32 @@ Status Profile::Add(const SampleView& sample) {
   return status;
 }
 
-Status Profile::AddSample(const SampleView& sample) {
+Status Profile::TakeValues(absl::Span<const int64_t> values) {
   const size_t declared = options_.sample_types.size();
-  if (sample.values.size() != declared) {
+  if (values.size() != declared) {
     return Error(Code::kInvalidArgument,
                  "sample.values_len is %zu but the profile declares %zu sample "
                  "types",
-                 sample.values.size(), declared);
+                 values.size(), declared);
   }
-  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
-  STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   scratch_values_.clear();
   for (size_t i = 0; i < declared; ++i) {
-    if (options_.enabled[i]) scratch_values_.push_back(sample.values[i]);
+    if (options_.enabled[i]) scratch_values_.push_back(values[i]);
   }
+  return OkStatus();
+}
+
+Status Profile::AddSample(const SampleView& sample) {
+  STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
+  STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
 
   const bool truncated = sample.locations.size() > options_.max_frames;
   const absl::Span<const LocationView> frames = CutToMaxFrames(sample.locations);
 
   // Find or intern the stack, the label set and the key. At the memory cap,
   // whatever would need a new entry goes to the storage-full pseudo-sample.
-  uint32_t stack, labels;
+  uint32_t stack;
   scratch_frame_hashes_.resize(frames.size());
   const Fingerprint stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
@@ -519,25 +552,31 @@ Status Profile::AddSample(const SampleView& sample) {
     STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), &stack));
     stack_cache_.emplace(stack_fp, stack);
   }
-  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+  return AddKey(stack, truncated, frames, sample.labels, sample.timestamp_ns);
+}
+
+Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
+                       absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
+  uint32_t labels;
+  const Fingerprint labels_fp = FingerprintLabels(label_views);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
     labels = it->second;
   } else {
-    if (Full()) return AddOverflow(frames, sample.labels);
-    STACKREC_RETURN_IF_ERROR(InternLabels(sample.labels, &labels));
+    if (Full()) return AddOverflow(frames, label_views);
+    STACKREC_RETURN_IF_ERROR(InternLabels(label_views, &labels));
     label_cache_.emplace(labels_fp, labels);
   }
   if (truncated) {
     ++samples_truncated_;
   }
 
-  if (sample.timestamp_ns != 0) {
-    if (Full()) return AddOverflow(frames, sample.labels);
+  if (timestamp_ns != 0) {
+    if (Full()) return AddOverflow(frames, label_views);
     ReserveFor(timed_, 1);
     ReserveFor(timed_values_, stored_values_);
     timed_values_.insert(timed_values_.end(), scratch_values_.begin(),
                          scratch_values_.end());
-    timed_.push_back(Timed{stack, labels, sample.timestamp_ns});
+    timed_.push_back(Timed{stack, labels, timestamp_ns});
     return OkStatus();
   }
   // One lookup: the common case is a key seen before.
@@ -546,7 +585,7 @@ Status Profile::AddSample(const SampleView& sample) {
     SumInto(it->second);
     return OkStatus();
   }
-  if (Full()) return AddOverflow(frames, sample.labels);
+  if (Full()) return AddOverflow(frames, label_views);
   InsertKey(key);
   return OkStatus();
 }
@@ -589,7 +628,7 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
 
 Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack,
                                 uint32_t* labels, bool* truncated) {
-  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   *truncated = sample.locations.size() > options_.max_frames;
   return InternKeyContent(CutToMaxFrames(sample.locations), sample.labels, stack,
@@ -597,7 +636,7 @@ Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack,
 }
 
 Status Profile::ValidateSampleContent(const SampleView& sample) const {
-  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample));
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   return ValidateStrings(sample.locations, sample.labels);
 }
@@ -709,6 +748,187 @@ void Profile::ClearHeapDeltas() {
   heap_index_.clear();
   heap_keys_.clear();
   heap_values_.clear();
+}
+
+// ---- Pre-interned ids ---------------------------------------------------
+
+Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
+                       WithDictionary with_dictionary) {
+  const Status status = AddIdSample(sample, generation, with_dictionary);
+  if (status.ok()) ++samples_added_;
+  return status;
+}
+
+Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
+                            WithDictionary with_dictionary) {
+  STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
+  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
+  if (sample.stack_id != 0 && !sample.location_ids.empty()) {
+    return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
+  }
+  if (generation != dict_generation_) SyncDictionary(generation);
+  // The fast path: a stack imported in this generation, no dictionary.
+  uint32_t packed = kNotImported;
+  Fingerprint fingerprint{};
+  if (sample.stack_id != 0) {
+    const uint32_t index = sample.stack_id & Dictionary::kIndexMask;
+    if (sample.stack_id >> Dictionary::kIndexBits == dict_generation_ &&
+        index < imported_stacks_.size()) {
+      packed = imported_stacks_[index];
+    }
+  } else {
+    fingerprint = FingerprintIds(sample.location_ids);
+    if (auto it = imported_id_stacks_.find(fingerprint); it != imported_id_stacks_.end()) {
+      packed = it->second;
+    }
+  }
+  if (packed == kNotImported) {
+    bool over_memory = false;
+    STACKREC_RETURN_IF_ERROR(with_dictionary([&](const Dictionary& dict) -> Status {
+      SyncDictionary(dict.generation());
+      if (!Full()) {
+        return sample.stack_id != 0
+                   ? ImportStack(dict, sample.stack_id, &packed)
+                   : ImportLocationIds(dict, sample.location_ids, fingerprint, &packed);
+      }
+      // At the memory cap nothing is imported, but the ids are still checked.
+      over_memory = true;
+      uint32_t index = 0;
+      if (sample.stack_id != 0) return dict.StackIndex(sample.stack_id, "sample.stack_id", &index);
+      char field[48];
+      for (size_t i = 0; i < sample.location_ids.size(); ++i) {
+        std::snprintf(field, sizeof(field), "sample.location_ids[%zu]", i);
+        STACKREC_RETURN_IF_ERROR(dict.LocationIndex(sample.location_ids[i], field, &index));
+      }
+      return OkStatus();
+    }));
+    if (over_memory) return AddOverflow({}, sample.labels);
+  }
+  return AddKey(packed & ~kTruncatedBit, (packed & kTruncatedBit) != 0, {}, sample.labels,
+                sample.timestamp_ns);
+}
+
+void Profile::SyncDictionary(uint32_t generation) {
+  if (generation == dict_generation_) return;
+  dict_generation_ = generation;
+  for (auto* v : {&imported_strings_, &imported_mappings_, &imported_functions_,
+                  &imported_locations_, &imported_stacks_}) {
+    std::vector<uint32_t>().swap(*v);
+  }
+  imported_id_stacks_ = {};
+}
+
+namespace {
+
+// imported[index], growing the vector with kNotImported as needed.
+uint32_t& ImportedEntry(std::vector<uint32_t>* imported, uint32_t index, uint32_t none) {
+  if (index >= imported->size()) imported->resize(size_t{index} + 1, none);
+  return (*imported)[index];
+}
+
+}  // namespace
+
+StringId Profile::ImportString(const Dictionary& dict, StringId id) {
+  uint32_t& mine = ImportedEntry(&imported_strings_, id, kNotImported);
+  if (mine == kNotImported) {
+    // Valid UTF-8 already: interning cannot fail.
+    (void)strings_.Intern(dict.strings().Get(id), &mine);
+  }
+  return mine;
+}
+
+uint32_t Profile::ImportLocation(const Dictionary& dict, uint32_t index) {
+  if (uint32_t known = ImportedEntry(&imported_locations_, index, kNotImported); known != kNotImported) {
+    return known;
+  }
+  Location loc = dict.locations().Get(index);
+  if (loc.mapping != 0) {
+    uint32_t& mine = ImportedEntry(&imported_mappings_, loc.mapping, kNotImported);
+    if (mine == kNotImported) {
+      Mapping m = dict.mappings().Get(loc.mapping);
+      m.filename = ImportString(dict, m.filename);
+      m.build_id = ImportString(dict, m.build_id);
+      mine = mappings_.Intern(m);
+    }
+    loc.mapping = mine;
+  }
+  if (loc.function != 0) {
+    uint32_t& mine = ImportedEntry(&imported_functions_, loc.function, kNotImported);
+    if (mine == kNotImported) {
+      Function f = dict.functions().Get(loc.function);
+      f.name = ImportString(dict, f.name);
+      f.system_name = ImportString(dict, f.system_name);
+      f.filename = ImportString(dict, f.filename);
+      mine = functions_.Intern(f);
+    }
+    loc.function = mine;
+  }
+  const uint32_t id = locations_.Intern(loc);
+  imported_locations_[index] = id;
+  return id;
+}
+
+Status Profile::ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t* packed) {
+  uint32_t index;
+  STACKREC_RETURN_IF_ERROR(dict.StackIndex(stack_id, "sample.stack_id", &index));
+  scratch_locations_.clear();
+  for (uint32_t location : dict.stack(index)) {
+    scratch_locations_.push_back(ImportLocation(dict, location));
+  }
+  *packed = stacks_.Intern(scratch_locations_) | (dict.stack_truncated(index) ? kTruncatedBit : 0);
+  ImportedEntry(&imported_stacks_, index, kNotImported) = *packed;
+  return OkStatus();
+}
+
+Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint32_t> ids,
+                                  const Fingerprint& fingerprint, uint32_t* packed) {
+  // Checked in full before anything is imported.
+  std::vector<uint32_t>& indices = scratch_frame_indices_;
+  indices.clear();
+  char field[48];
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::snprintf(field, sizeof(field), "sample.location_ids[%zu]", i);
+    uint32_t index = 0;
+    STACKREC_RETURN_IF_ERROR(dict.LocationIndex(ids[i], field, &index));
+    indices.push_back(index);
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Location& loc = dict.locations().Get(indices[i]);
+    if (!loc.inlined) continue;
+    if (i + 1 == indices.size()) {
+      return Error(Code::kInvalidArgument,
+                   "sample.location_ids[%zu] is inlined but is the last (root) location", i);
+    }
+    const Location& caller = dict.locations().Get(indices[i + 1]);
+    if (caller.address != loc.address || caller.mapping != loc.mapping) {
+      return Error(Code::kInvalidArgument,
+                   "sample.location_ids[%zu] is inlined but sample.location_ids[%zu] has "
+                   "another address or mapping",
+                   i, i + 1);
+    }
+  }
+  const bool truncated = indices.size() > options_.max_frames;
+  const size_t kept = truncated ? options_.max_frames : indices.size();
+  scratch_locations_.clear();
+  for (size_t i = 0; i < kept; ++i) {
+    scratch_locations_.push_back(ImportLocation(dict, indices[i]));
+  }
+  if (truncated) {
+    // As CutToMaxFrames: the last kept frame stands alone, then a frame
+    // that says how much was cut.
+    Location last = locations_.Get(scratch_locations_.back());
+    last.inlined = false;
+    scratch_locations_.back() = locations_.Intern(last);
+    Function fn;
+    (void)strings_.Intern("[" + std::to_string(indices.size() - kept) + " frames truncated]",
+                          &fn.name);
+    Location pseudo;
+    pseudo.function = functions_.Intern(fn);
+    scratch_locations_.push_back(locations_.Intern(pseudo));
+  }
+  *packed = stacks_.Intern(scratch_locations_) | (truncated ? kTruncatedBit : 0);
+  imported_id_stacks_.emplace(fingerprint, *packed);
+  return OkStatus();
 }
 
 Status Profile::SetEndpoint(uint64_t local_root_span_id,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "fingerprint.h"
@@ -150,6 +151,8 @@ struct KeyUndo {
   std::vector<int64_t> saved_values;  // ...and their values before, in order
 };
 
+class Dictionary;
+
 class Profile {
  public:
   // `options` must have passed MakeProfileOptions. `heap_width` is the
@@ -163,6 +166,16 @@ class Profile {
   // interned strings or locations behind, but the encoder writes only what
   // recorded samples reference.
   Status Add(const SampleView& sample);
+  // Adds a sample given by ids of a Dictionary (dictionary.h) whose current
+  // generation is `generation`. What this profile imported from the
+  // dictionary in that generation is found without the dictionary; the
+  // rest is copied in through `with_dictionary`, which runs its argument
+  // with the dictionary held still (a recorder takes a lock there). On
+  // error nothing observable changes, as with Add.
+  using WithDictionary =
+      absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
+  Status AddIds(const IdSampleView& sample, uint32_t generation,
+                WithDictionary with_dictionary);
   Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   // Adds `value` to the hit count of `endpoint` (saturating).
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
@@ -310,7 +323,27 @@ class Profile {
 
   // Add, but for the count of samples added.
   Status AddSample(const SampleView& sample);
-  Status ValidateLabels(const SampleView& sample) const;
+  Status AddIdSample(const IdSampleView& sample, uint32_t generation,
+                     WithDictionary with_dictionary);
+  // Forgets what was imported from a dictionary generation other than
+  // `generation` (the profile's copies stay, for its samples).
+  void SyncDictionary(uint32_t generation);
+  // Copies a dictionary stack (a sequence of location ids) into this
+  // profile; *packed is the profile's stack id, with kTruncatedBit if the
+  // stack was cut to max_frames. Errors name the sample's field.
+  Status ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t* packed);
+  Status ImportLocationIds(const Dictionary& dict, absl::Span<const uint32_t> ids,
+                           const Fingerprint& fingerprint, uint32_t* packed);
+  uint32_t ImportLocation(const Dictionary& dict, uint32_t index);
+  StringId ImportString(const Dictionary& dict, StringId id);
+  // Checks the values' count and copies the enabled ones to scratch_values_.
+  Status TakeValues(absl::Span<const int64_t> values);
+  Status ValidateLabels(absl::Span<const LabelView> labels, int64_t timestamp_ns) const;
+  // The rest of an add once the sample's stack is known: labels, key or
+  // timestamped entry, from scratch_values_. `frames` are only checked if
+  // the sample ends in the storage-full pseudo-sample.
+  Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
+                absl::Span<const LabelView> labels, int64_t timestamp_ns);
   // Each inlined frame must be followed by a frame with its address and
   // mapping.
   static Status ValidateInlining(absl::Span<const LocationView> frames);
@@ -376,6 +409,16 @@ class Profile {
   // frames of a new stack.
   absl::flat_hash_map<uint64_t, uint32_t> frame_cache_;
 
+  // What was imported from dictionary generation dict_generation_: a
+  // dictionary index -> this profile's id, kNotImported if not yet (stack
+  // ids carry kTruncatedBit), and location-id sequences by fingerprint.
+  static constexpr uint32_t kNotImported = ~uint32_t{0};
+  static constexpr uint32_t kTruncatedBit = uint32_t{1} << 31;
+  uint32_t dict_generation_ = kNotImported;
+  std::vector<uint32_t> imported_strings_, imported_mappings_, imported_functions_,
+      imported_locations_, imported_stacks_;
+  absl::flat_hash_map<Fingerprint, uint32_t> imported_id_stacks_;
+
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
   std::pair<StringId, StringId> period_type_ids_;
   StringId default_sample_type_id_ = 0, drop_frames_id_ = 0, keep_frames_id_ = 0;
@@ -393,6 +436,7 @@ class Profile {
   std::string truncated_name_;
   std::vector<uint32_t> scratch_locations_;
   std::vector<uint64_t> scratch_frame_hashes_;
+  std::vector<uint32_t> scratch_frame_indices_;
   std::vector<Label> scratch_labels_;
   std::vector<int64_t> scratch_values_;
   // ImportKey's views of the other profile's content.

@@ -144,7 +144,9 @@ class SerializerTurn {
 
 Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
                    const LiveHeapOptions& live_heap)
-    : options_(options), live_heap_options_(live_heap) {
+    : options_(options),
+      dict_(std::make_unique<Dictionary>(options.max_frames)),
+      live_heap_options_(live_heap) {
   const size_t heap_width = live_heap_options_.types.size();
   for (Slot& slot : slots_) {
     slot.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
@@ -185,12 +187,13 @@ Status Recorder::WithActiveSlot(F&& write) {
       [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
 }
 
-Status Recorder::Record(const SampleView& sample) {
+template <typename F>
+Status Recorder::RecordWith(F&& add) {
   const Status status = WithActiveSlot([&](Slot& slot) {
     Profile& profile = *slot.profile;
     const uint64_t truncated = profile.samples_truncated();
     const uint64_t over_memory = profile.samples_over_memory();
-    Status s = profile.Add(sample);
+    Status s = add(profile);
     if (s.ok()) {
       // Only this sampler (holding the slot lock) writes these: a plain
       // increment through relaxed load and store, no read-modify-write.
@@ -206,6 +209,52 @@ Status Recorder::Record(const SampleView& sample) {
   });
   if (!status.ok()) records_rejected_.fetch_add(1, std::memory_order_relaxed);
   return status;
+}
+
+Status Recorder::Record(const SampleView& sample) {
+  return RecordWith([&](Profile& profile) { return profile.Add(sample); });
+}
+
+Status Recorder::RecordIds(const IdSampleView& sample) {
+  return RecordWith([&](Profile& profile) {
+    // The slot's own imports are read without the dictionary; a stack it
+    // has not imported yet is copied in under the dictionary lock, which
+    // only samplers take.
+    return profile.AddIds(sample, dict_generation_.load(std::memory_order_acquire),
+                          [&](absl::FunctionRef<Status(const Dictionary&)> import) {
+                            SpinLockHolder hold(&dict_lock_);
+                            return import(*dict_);
+                          });
+  });
+}
+
+Status Recorder::InternMapping(const MappingView& mapping, uint32_t* id) {
+  SpinLockHolder hold(&dict_lock_);
+  return dict_->InternMapping(mapping, id);
+}
+
+Status Recorder::InternFunction(const FunctionView& function, uint32_t* id) {
+  SpinLockHolder hold(&dict_lock_);
+  return dict_->InternFunction(function, id);
+}
+
+Status Recorder::InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
+                                int64_t line, bool inlined, uint32_t* id) {
+  SpinLockHolder hold(&dict_lock_);
+  return dict_->InternLocation(mapping_id, function_id, address, line, inlined, id);
+}
+
+Status Recorder::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id) {
+  SpinLockHolder hold(&dict_lock_);
+  return dict_->InternStack(location_ids, id);
+}
+
+void Recorder::ForgetIds() {
+  SpinLockHolder hold(&dict_lock_);
+  dict_->Forget();
+  // Release: a sampler that sees the new generation syncs its slot before
+  // it trusts the slot's imports again.
+  dict_generation_.store(dict_->generation(), std::memory_order_release);
 }
 
 Status Recorder::RecordEndpoint(uint64_t local_root_span_id,
@@ -446,6 +495,16 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   carried_endpoints_.clear();
   // The rules are configuration: the child keeps them.
   upscaling_lock_.ForceUnlockAfterFork();
+  // The dictionary is kept (ids stay valid) unless a parent sampler was
+  // interning at the fork: then it is abandoned, and a new one hands out
+  // ids of the next generation, so the old ones are refused as stale.
+  if (dict_lock_.IsLocked()) {
+    Abandon(&dict_);
+    const uint32_t next = dict_generation_.load(std::memory_order_relaxed) + 1;
+    dict_ = std::make_unique<Dictionary>(options_.max_frames, next);
+    dict_generation_.store(dict_->generation(), std::memory_order_relaxed);
+  }
+  dict_lock_.ForceUnlockAfterFork();
   // Every tracked object is forgotten: the child's heap is the parent's,
   // but its frees are its own business from here on. A table a parent
   // sampler was changing (heap lock held) or totals a parent serializer

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "compression.h"
+#include "dictionary.h"
 #include "pprof_encoder.h"
 #include "live_heap.h"
 #include "profile.h"
@@ -75,6 +76,16 @@ class Recorder {
   // probe, usually no record read.
   void Untrack(uint64_t object_id);
 
+  // Pre-interned ids (dictionary.h), from any thread: the dictionary is
+  // shared by both slots, guarded by a lock only samplers take.
+  Status RecordIds(const IdSampleView& sample);
+  Status InternMapping(const MappingView& mapping, uint32_t* id);
+  Status InternFunction(const FunctionView& function, uint32_t* id);
+  Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
+                        int64_t line, bool inlined, uint32_t* id);
+  Status InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id);
+  void ForgetIds();
+
   // Configuration, from any thread: a rule for every profile serialized
   // from now on (see Profile::AddUpscalingRule). Never blocks samplers.
   Status AddUpscalingRule(UpscalingRule rule);
@@ -121,8 +132,16 @@ class Recorder {
   Status EnterActiveSlot(F&& write);
   template <typename F>
   Status WithActiveSlot(F&& write);
+  // Record's bookkeeping around add(profile of the active slot).
+  template <typename F>
+  Status RecordWith(F&& add);
 
   const ProfileOptions options_;
+  // Pre-interned ids: samplers only, under dict_lock_. The generation is
+  // also published in dict_generation_ for the lock-free fast path.
+  SpinLock dict_lock_;
+  std::unique_ptr<Dictionary> dict_ ABSL_PT_GUARDED_BY(dict_lock_);
+  std::atomic<uint32_t> dict_generation_{0};
   Slot slots_[2];
   std::atomic<uint32_t> active_{0};
   std::atomic<bool> serializing_{false};

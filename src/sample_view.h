@@ -41,6 +41,16 @@ struct SampleView {
   int64_t timestamp_ns = 0;
 };
 
+// A sample by pre-interned ids (dictionary.h): a stack id, or, when it is
+// 0, a sequence of location ids.
+struct IdSampleView {
+  uint32_t stack_id = 0;
+  absl::Span<const uint32_t> location_ids;
+  absl::Span<const int64_t> values;
+  absl::Span<const LabelView> labels;
+  int64_t timestamp_ns = 0;
+};
+
 }  // namespace stackrec
 
 #endif  // STACKREC_SRC_SAMPLE_VIEW_H_

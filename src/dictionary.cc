@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "dictionary.h"
+
+#include <cstdio>
+#include <string>
+
+#include "utf8.h"
+
+namespace stackrec {
+namespace {
+
+Status Utf8(absl::string_view s, const char* field) {
+  if (IsValidUtf8(s)) return OkStatus();
+  return Error(Code::kInvalidArgument, "%s is not valid UTF-8", field);
+}
+
+}  // namespace
+
+// Stack index i is SpanTable id i - 1: the table's id 0 is the empty
+// stack, a real stack here, while index 0 means "none".
+absl::Span<const uint32_t> Dictionary::stack(uint32_t index) const {
+  return stacks_.Get(index - 1);
+}
+
+Status Dictionary::CheckRoom(size_t size, const char* table) {
+  if (size <= kMaxIndex) return OkStatus();
+  return Error(Code::kLimitExceeded, "the dictionary holds %u %s, the most it takes",
+               kMaxIndex, table);
+}
+
+Status Dictionary::Index(uint32_t id, size_t size, const char* field, uint32_t* index) const {
+  const uint32_t i = id & kIndexMask;
+  if (i != 0 && id >> kIndexBits != generation_) {
+    return Error(Code::kInvalidArgument, "%s %u is stale (interned before forget_ids)", field,
+                 id);
+  }
+  if (i == 0 || i >= size) {
+    return Error(Code::kInvalidArgument, "%s %u is not an interned id", field, id);
+  }
+  *index = i;
+  return OkStatus();
+}
+
+Status Dictionary::StackIndex(uint32_t id, const char* field, uint32_t* index) const {
+  return Index(id, stacks_.size() + 1, field, index);
+}
+
+Status Dictionary::LocationIndex(uint32_t id, const char* field, uint32_t* index) const {
+  return Index(id, locations_.size(), field, index);
+}
+
+Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
+  if (m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
+      m.filename.empty() && m.build_id.empty()) {
+    return Error(Code::kInvalidArgument, "mapping is empty: use mapping_id 0 for no mapping");
+  }
+  STACKREC_RETURN_IF_ERROR(Utf8(m.filename, "mapping.filename"));
+  STACKREC_RETURN_IF_ERROR(Utf8(m.build_id, "mapping.build_id"));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(mappings_.size(), "mappings"));
+  Mapping mapping;
+  mapping.memory_start = m.memory_start;
+  mapping.memory_limit = m.memory_limit;
+  mapping.file_offset = m.file_offset;
+  // Valid UTF-8: interning cannot fail.
+  (void)strings_.Intern(m.filename, &mapping.filename);
+  (void)strings_.Intern(m.build_id, &mapping.build_id);
+  *id = IdOf(mappings_.Intern(mapping));
+  return OkStatus();
+}
+
+Status Dictionary::InternFunction(const FunctionView& f, uint32_t* id) {
+  if (f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0) {
+    return Error(Code::kInvalidArgument,
+                 "function is empty: use function_id 0 for no function");
+  }
+  STACKREC_RETURN_IF_ERROR(Utf8(f.name, "function.name"));
+  STACKREC_RETURN_IF_ERROR(Utf8(f.system_name, "function.system_name"));
+  STACKREC_RETURN_IF_ERROR(Utf8(f.filename, "function.filename"));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
+  Function function;
+  function.start_line = f.start_line;
+  (void)strings_.Intern(f.name, &function.name);
+  (void)strings_.Intern(f.system_name, &function.system_name);
+  (void)strings_.Intern(f.filename, &function.filename);
+  *id = IdOf(functions_.Intern(function));
+  return OkStatus();
+}
+
+Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
+                                  int64_t line, bool inlined, uint32_t* id) {
+  Location loc;
+  if (mapping_id != 0) {
+    STACKREC_RETURN_IF_ERROR(
+        Index(mapping_id, mappings_.size(), "location.mapping_id", &loc.mapping));
+  }
+  if (function_id != 0) {
+    STACKREC_RETURN_IF_ERROR(
+        Index(function_id, functions_.size(), "location.function_id", &loc.function));
+  }
+  loc.address = address;
+  // As in Profile::InternStack: a line belongs to a function.
+  loc.line = function_id == 0 ? 0 : line;
+  loc.inlined = inlined;
+  STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
+  *id = IdOf(locations_.Intern(loc));
+  return OkStatus();
+}
+
+Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id) {
+  scratch_.clear();
+  char field[48];
+  for (size_t i = 0; i < location_ids.size(); ++i) {
+    std::snprintf(field, sizeof(field), "location_ids[%zu]", i);
+    uint32_t index = 0;
+    STACKREC_RETURN_IF_ERROR(LocationIndex(location_ids[i], field, &index));
+    scratch_.push_back(index);
+  }
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    const Location& loc = locations_.Get(scratch_[i]);
+    if (!loc.inlined) continue;
+    if (i + 1 == scratch_.size()) {
+      return Error(Code::kInvalidArgument,
+                   "location_ids[%zu] is inlined but is the last (root) location", i);
+    }
+    const Location& caller = locations_.Get(scratch_[i + 1]);
+    if (caller.address != loc.address || caller.mapping != loc.mapping) {
+      return Error(Code::kInvalidArgument,
+                   "location_ids[%zu] is inlined but location_ids[%zu] has another "
+                   "address or mapping",
+                   i, i + 1);
+    }
+  }
+  STACKREC_RETURN_IF_ERROR(CheckRoom(stacks_.size() + 1, "stacks"));
+  const bool truncated = scratch_.size() > max_frames_;
+  if (truncated) {
+    // Deeper than max_frames: the leaf side and a frame that says how much
+    // was cut, as Profile::Add does. The last kept frame's caller is gone,
+    // so it stands alone (not inlined).
+    const size_t cut = scratch_.size() - max_frames_;
+    scratch_.resize(max_frames_);
+    Location last = locations_.Get(scratch_.back());
+    if (last.inlined) {
+      STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
+      last.inlined = false;
+      scratch_.back() = locations_.Intern(last);
+    }
+    const std::string name = "[" + std::to_string(cut) + " frames truncated]";
+    STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
+    Function fn;
+    (void)strings_.Intern(name, &fn.name);
+    Location pseudo;
+    pseudo.function = functions_.Intern(fn);
+    STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
+    scratch_.push_back(locations_.Intern(pseudo));
+  }
+  const uint32_t known = stacks_.Find(scratch_);
+  if (known != ~uint32_t{0}) {
+    *id = IdOf(known + 1);
+    return OkStatus();
+  }
+  truncated_.reserve(truncated_.size() + 1);  // so the push cannot throw
+  const uint32_t span_id = stacks_.Intern(scratch_);
+  truncated_.push_back(truncated);
+  *id = IdOf(span_id + 1);
+  return OkStatus();
+}
+
+void Dictionary::Forget() {
+  strings_.Clear();
+  mappings_.Clear();
+  functions_.Clear();
+  locations_.Clear();
+  stacks_.Clear();
+  std::vector<bool>(2, false).swap(truncated_);
+  std::vector<uint32_t>().swap(scratch_);
+  // Wraps after 255 forgets (see stackrec.h).
+  generation_ = (generation_ + 1) & kGenerationMask;
+}
+
+size_t Dictionary::MemoryBytes() const {
+  return strings_.MemoryBytes() + mappings_.MemoryBytes() + functions_.MemoryBytes() +
+         locations_.MemoryBytes() + stacks_.MemoryBytes() + truncated_.capacity() / 8 +
+         scratch_.capacity() * sizeof(uint32_t);
+}
+
+}  // namespace stackrec
