@@ -427,24 +427,62 @@ SampleBuilder::SampleBuilder(const Workload& workload)
   sample_.labels = labels_;
 }
 
+namespace {
+
+// A tick's values and labels (the keys are set once); returns labels_len.
+size_t FillValuesAndLabels(const Workload& w, const Tick& tick, int64_t* values,
+                           stackrec_label* labels) {
+  values[kCpuTime] = tick.cpu_ns;
+  values[kCpuSamples] = 1;
+  values[kWallTime] = tick.wall_ns;
+  values[kAllocSamples] = (tick.flags & Tick::kAlloc) ? 1 : 0;
+  labels[0].num = w.thread_id(tick.thread);
+  labels[1].str = Str(w.thread_name(tick.thread));
+  if (tick.span == Tick::kNoSpan) return 2;
+  labels[2].num = static_cast<int64_t>(w.span_id(tick.span));
+  return 3;
+}
+
+}  // namespace
+
 const stackrec_sample& SampleBuilder::Build(const Tick& tick) {
   const uint32_t depth = workload_.depth(tick.stack);
   const uint32_t* index = workload_.frames(tick.stack);
   const stackrec_location* locations = workload_.locations().data();
   for (uint32_t i = 0; i < depth; ++i) frames_[i] = locations[index[i]];
   sample_.locations_len = depth;
-  values_[kCpuTime] = tick.cpu_ns;
-  values_[kCpuSamples] = 1;
-  values_[kWallTime] = tick.wall_ns;
-  values_[kAllocSamples] = (tick.flags & Tick::kAlloc) ? 1 : 0;
-  labels_[0].num = workload_.thread_id(tick.thread);
-  labels_[1].str = Str(workload_.thread_name(tick.thread));
-  if (tick.span == Tick::kNoSpan) {
-    sample_.labels_len = 2;
+  sample_.labels_len = FillValuesAndLabels(workload_, tick, values_, labels_);
+  return sample_;
+}
+
+IdSampleBuilder::IdSampleBuilder(const Workload& workload,
+                                 const std::vector<uint32_t>& stack_ids,
+                                 const std::vector<uint32_t>& location_ids,
+                                 bool by_location_ids)
+    : workload_(workload),
+      stack_ids_(stack_ids),
+      location_ids_(location_ids),
+      by_location_ids_(by_location_ids),
+      frames_(workload.max_depth()) {
+  labels_[0].key = Str(kThreadIdKey);
+  labels_[1].key = Str(kThreadNameKey);
+  labels_[2].key = Str(kSpanKey);
+  sample_.values = values_;
+  sample_.values_len = kSampleTypes;
+  sample_.labels = labels_;
+  if (by_location_ids_) sample_.location_ids = frames_.data();
+}
+
+const stackrec_id_sample& IdSampleBuilder::Build(const Tick& tick) {
+  if (by_location_ids_) {
+    const uint32_t depth = workload_.depth(tick.stack);
+    const uint32_t* index = workload_.frames(tick.stack);
+    for (uint32_t i = 0; i < depth; ++i) frames_[i] = location_ids_[index[i]];
+    sample_.location_ids_len = depth;
   } else {
-    labels_[2].num = static_cast<int64_t>(workload_.span_id(tick.span));
-    sample_.labels_len = 3;
+    sample_.stack_id = stack_ids_[tick.stack];
   }
+  sample_.labels_len = FillValuesAndLabels(workload_, tick, values_, labels_);
   return sample_;
 }
 

@@ -192,6 +192,29 @@ class SampleBuilder {
   stackrec_sample sample_ = {};
 };
 
+// The id path's sampler side: the same samples as SampleBuilder's, recorded
+// by id. `stack_ids` (by stack) and `location_ids` (by location index) are
+// what one profile or recorder gave when the workload was interned into it.
+// A sample carries its stack id alone, or, with by_location_ids, the stack's
+// location ids, copied into one reused buffer per sample as a sampler fills
+// its buffer. The result is valid until the next Build.
+class IdSampleBuilder {
+ public:
+  IdSampleBuilder(const Workload& workload, const std::vector<uint32_t>& stack_ids,
+                  const std::vector<uint32_t>& location_ids, bool by_location_ids);
+  const stackrec_id_sample& Build(const Tick& tick);
+
+ private:
+  const Workload& workload_;
+  const std::vector<uint32_t>& stack_ids_;
+  const std::vector<uint32_t>& location_ids_;
+  const bool by_location_ids_;
+  std::vector<uint32_t> frames_;
+  int64_t values_[kSampleTypes] = {};
+  stackrec_label labels_[3] = {};
+  stackrec_id_sample sample_ = {};
+};
+
 // The profile options every measured implementation uses: the four sample
 // types, period 10 ms of wall time.
 stackrec_profile_options ProfileOptions();

@@ -14,6 +14,11 @@
 //   For each workload and implementation (stackrec_profile_*, the two-slot
 //   stackrec_recorder_*, the baseline):
 //     add        ns per sample of the add/record call, string frames;
+//     add by id  ns per sample of add_ids/record_ids, pre-interned: the
+//                workload's functions, locations and stacks interned once
+//                into a fresh profile or recorder before the timed loop
+//                (not counted; that time is a row of its own), then each
+//                sample by its stack id, or by its location ids;
 //     serialize  ms to encode and compress: stackrec at its default levels
 //                (gzip 1, zstd 3), the baseline SerializeToString + gzip 6
 //                (the reference), and gzip 1 for comparison;
@@ -45,7 +50,12 @@
 //    samples of the workload, first sightings included, as a profile sees
 //    them; the 2,000 calls that set endpoints are not counted. The recorder
 //    is filled twice (the second fill goes to the other slot, after a flip);
-//    the first fill is the reported one.
+//    the first fill is the reported one. The id rows are timed the same way
+//    (the same bracket, around add_ids/record_ids alone) in a process of
+//    their own with a fresh profile or recorder (one fill): the sample's
+//    stack id, values and labels are set outside the bracket
+//    (IdSampleBuilder), and by location ids the stack's ids are copied into
+//    one reused buffer there, as a sampler fills its buffer.
 //  - Time. The figures are CPU time, because the machines this runs on are
 //    shared (the is a 2-core machine that also builds): wall time
 //    would count the slices the scheduler gives other processes. Serialize
@@ -73,7 +83,8 @@
 //    decompressed, parsed with the generated classes and summarized
 //    (bench/pprof_summary.h); the run fails unless every output holds the
 //    workload's distinct keys and value totals, and all of them the same
-//    content (an order-independent digest of frames, labels and values).
+//    content (an order-independent digest of frames, labels and values);
+//    the id path's profiles (the recorder's first fill) are among them.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <sys/wait.h>
@@ -214,9 +225,12 @@ struct AddTiming {
 // on the loop's parts in proportion to their length, so the calls' CPU time
 // is their wall time times the loop's CPU share (thread CPU time over wall
 // time, 1 on an idle machine).
-template <typename Add, typename SetEndpoint>
-AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
-  SampleBuilder builder(w);
+//
+// `builder` turns a tick into the call's argument, outside the bracket: a
+// SampleBuilder (string frames) or an IdSampleBuilder (pre-interned ids).
+template <typename Builder, typename Add, typename SetEndpoint>
+AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
+                        SetEndpoint&& set_endpoint) {
   uint64_t ticks = 0;
   const Stopwatch loop;
   for (const Tick& tick : w.ticks()) {
@@ -224,7 +238,7 @@ AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
         !set_endpoint(w.span_id(tick.span), Str(w.span_endpoint(tick.span)))) {
       return {};
     }
-    const stackrec_sample& sample = builder.Build(tick);
+    const auto& sample = builder.Build(tick);
     const uint64_t begin = ClockBegin();
     const bool ok = add(sample);
     const uint64_t end = ClockEnd();
@@ -238,6 +252,12 @@ AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
   t.wall_ns = (per_call - g_clock.overhead_ticks) / g_clock.ticks_per_ns;
   t.ns = t.wall_ns * t.cpu_share;
   return t;
+}
+
+template <typename Add, typename SetEndpoint>
+AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
+  SampleBuilder builder(w);
+  return TimedAddsWith(w, builder, add, set_endpoint);
 }
 
 // ---- Memory -----------------------------------------------------------------
@@ -318,6 +338,7 @@ struct Measurement {
   double add_wall_ns;
   double cpu_share;  // of the first add loop
   double add2_ns;    // the recorder's second fill (into the other slot)
+  double intern_ms;  // the id path: interning the workload once (not in add_ns)
   double gzip_ms;    // stackrec: gzip default level; baseline: SerializeToString + gzip 6
   double gzip_wall_ms;
   double zstd_ms;    // stackrec only, zstd default level
@@ -450,6 +471,151 @@ Measurement MeasureRecorder(const Workload& w, bool verify, bool serialize = tru
   m.peak_mib = StatusMiB("VmHWM");
   owner.reset();
   if (verify) SummarizeParked(parking, m);
+  m.ok = true;
+  return m;
+}
+
+// ---- The id path ---------------------------------------------------------------
+
+enum class IdMode { kStackId, kLocationIds };
+constexpr IdMode kIdModes[] = {IdMode::kStackId, IdMode::kLocationIds};
+const char* IdModeName(IdMode mode) {
+  return mode == IdMode::kStackId ? "stack id" : "location ids";
+}
+
+bool IsEmpty(const stackrec_mapping& m) {
+  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
+         m.filename.len == 0 && m.build_id.len == 0;
+}
+bool IsEmpty(const stackrec_function& f) {
+  return f.name.len == 0 && f.system_name.len == 0 && f.filename.len == 0 && f.start_line == 0;
+}
+
+// The workload's mappings, functions, locations and stacks interned into one
+// profile or recorder, as a runtime does once ahead of sampling: the ids of
+// every location (by index) and stack. Interning an equal function again
+// returns its id, so each location's function is simply interned.
+struct Interned {
+  std::vector<uint32_t> location_ids, stack_ids;
+};
+
+template <typename Mapping, typename Function, typename Location, typename Stack>
+bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
+                    Function&& intern_function, Location&& intern_location,
+                    Stack&& intern_stack) {
+  out->location_ids.reserve(w.locations().size());
+  for (const stackrec_location& loc : w.locations()) {
+    stackrec_interned_location l = {};
+    if (!IsEmpty(loc.mapping) && intern_mapping(&loc.mapping, &l.mapping_id) != STACKREC_OK) {
+      return false;
+    }
+    if (!IsEmpty(loc.function) &&
+        intern_function(&loc.function, &l.function_id) != STACKREC_OK) {
+      return false;
+    }
+    l.address = loc.address;
+    l.line = loc.line;
+    l.inlined = loc.inlined;
+    uint32_t id = 0;
+    if (intern_location(&l, &id) != STACKREC_OK) return false;
+    out->location_ids.push_back(id);
+  }
+  std::vector<uint32_t> ids(w.max_depth());
+  out->stack_ids.reserve(w.stacks());
+  for (size_t s = 0; s < w.stacks(); ++s) {
+    const uint32_t* index = w.frames(s);
+    for (uint32_t i = 0; i < w.depth(s); ++i) ids[i] = out->location_ids[index[i]];
+    uint32_t id = 0;
+    if (intern_stack(ids.data(), size_t{w.depth(s)}, &id) != STACKREC_OK) return false;
+    out->stack_ids.push_back(id);
+  }
+  return true;
+}
+
+// The add row by id: a fresh profile or recorder, the workload interned into
+// it (timed on its own as intern_ms), then every tick added by id exactly as
+// TimedAdds times the string path. With `verify`, the profile (the
+// recorder's first fill) is serialized with gzip and summarized.
+Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
+  const stackrec_profile_options opts = ProfileOptions();
+  stackrec_profile* p = nullptr;
+  stackrec_recorder* r = nullptr;
+  if (impl == Impl::kProfile) {
+    if (stackrec_profile_new(&opts, &p) != STACKREC_OK) return Failed("stackrec_profile_new");
+  } else if (stackrec_recorder_new(&opts, &r) != STACKREC_OK) {
+    return Failed("stackrec_recorder_new");
+  }
+  std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)> owner_p(p, stackrec_profile_free);
+  std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> owner_r(r,
+                                                                          stackrec_recorder_free);
+  Measurement m = {};
+  Interned interned;
+  const Stopwatch intern_watch;
+  const bool interned_ok =
+      p != nullptr
+          ? InternWorkload(
+                w, &interned,
+                [p](const stackrec_mapping* x, uint32_t* id) {
+                  return stackrec_profile_intern_mapping(p, x, id);
+                },
+                [p](const stackrec_function* x, uint32_t* id) {
+                  return stackrec_profile_intern_function(p, x, id);
+                },
+                [p](const stackrec_interned_location* x, uint32_t* id) {
+                  return stackrec_profile_intern_location(p, x, id);
+                },
+                [p](const uint32_t* x, size_t n, uint32_t* id) {
+                  return stackrec_profile_intern_stack(p, x, n, id);
+                })
+          : InternWorkload(
+                w, &interned,
+                [r](const stackrec_mapping* x, uint32_t* id) {
+                  return stackrec_recorder_intern_mapping(r, x, id);
+                },
+                [r](const stackrec_function* x, uint32_t* id) {
+                  return stackrec_recorder_intern_function(r, x, id);
+                },
+                [r](const stackrec_interned_location* x, uint32_t* id) {
+                  return stackrec_recorder_intern_location(r, x, id);
+                },
+                [r](const uint32_t* x, size_t n, uint32_t* id) {
+                  return stackrec_recorder_intern_stack(r, x, n, id);
+                });
+  m.intern_ms = intern_watch.CpuMs();
+  if (!interned_ok) return Failed("interning the workload");
+  IdSampleBuilder builder(w, interned.stack_ids, interned.location_ids,
+                          mode == IdMode::kLocationIds);
+  const AddTiming t =
+      p != nullptr
+          ? TimedAddsWith(
+                w, builder,
+                [p](const stackrec_id_sample& s) {
+                  return stackrec_profile_add_ids(p, &s) == STACKREC_OK;
+                },
+                [p](uint64_t span, stackrec_str endpoint) {
+                  return stackrec_profile_set_endpoint(p, span, endpoint) == STACKREC_OK;
+                })
+          : TimedAddsWith(
+                w, builder,
+                [r](const stackrec_id_sample& s) {
+                  return stackrec_recorder_record_ids(r, &s) == STACKREC_OK;
+                },
+                [r](uint64_t span, stackrec_str endpoint) {
+                  return stackrec_recorder_record_endpoint(r, span, endpoint) == STACKREC_OK;
+                });
+  if (!t.ok) return Failed(p != nullptr ? "stackrec_profile_add_ids" : "stackrec_recorder_record_ids");
+  m.add_ns = t.ns;
+  m.add_wall_ns = t.wall_ns;
+  m.cpu_share = t.cpu_share;
+  if (verify) {
+    stackrec_encoded* out = nullptr;
+    const stackrec_status st = p != nullptr ? stackrec_profile_serialize(p, &kGzip, &out)
+                                            : stackrec_recorder_serialize(r, &kGzip, &out);
+    if (st != STACKREC_OK) return Failed("serializing the id path's profile");
+    m.summaries = 1;
+    m.summary[0] = Summarize(stackrec_encoded_data(out), stackrec_encoded_size(out));
+    stackrec_encoded_free(out);
+  }
   m.ok = true;
   return m;
 }
@@ -710,9 +876,10 @@ struct Options {
   }
 };
 
-// The issue's §3 targets, per workload: add, gzip ms, gzip bytes, zstd ms, MiB.
+// The issue's §3 targets, per workload: add, gzip ms, gzip bytes, zstd ms,
+// MiB; and add by pre-interned stack id.
 struct Targets {
-  double add_ns, gzip_ms, gzip_mb, zstd_ms, mem_mib;
+  double add_ns, gzip_ms, gzip_mb, zstd_ms, mem_mib, ids_add_ns;
 };
 
 std::string Target(double measured, double target, const std::string& shown) {
@@ -730,6 +897,8 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
               "in a fresh process)\n\n",
               spec.name.c_str(), w->Describe().c_str(), gen_ms / 1000, reps, reps == 1 ? "" : "s");
   std::map<Impl, std::vector<Measurement>> runs;
+  // The id path, for the profile and the recorder.
+  std::map<std::pair<Impl, IdMode>, std::vector<Measurement>> id_runs;
   for (int rep = 0; rep < reps; ++rep) {
     // The implementations take turns, so that a change in the machine's
     // load falls on all of them alike.
@@ -741,6 +910,18 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
         return false;
       }
       runs[impl].push_back(m);
+    }
+    for (Impl impl : {Impl::kProfile, Impl::kRecorder}) {
+      for (IdMode mode : kIdModes) {
+        const bool verify = opt.verify && rep == 0;
+        const Measurement m = RunIsolated([&] { return MeasureIds(impl, *w, mode, verify); });
+        if (!m.ok) {
+          std::printf("%s by %s, run %d: FAILED: %s\n", ImplName(impl), IdModeName(mode),
+                      rep + 1, m.error);
+          return false;
+        }
+        id_runs[{impl, mode}].push_back(m);
+      }
     }
     std::fprintf(stderr, "  %s: run %d of %d done\n", spec.name.c_str(), rep + 1, reps);
   }
@@ -770,6 +951,27 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"add, ns/sample (string frames, CPU)", Thousands(add_p), Thousands(add_r),
              Thousands(add_b), Ratio(add_b, add_p), Ratio(add_b, add_r),
              Target(std::max(add_p, add_r), t.add_ns, Thousands(t.add_ns))});
+  auto id_values = [&](Impl impl, IdMode mode, double Measurement::*field) {
+    std::vector<double> v;
+    for (const Measurement& m : id_runs[{impl, mode}]) v.push_back(m.*field);
+    return v;
+  };
+  auto id_med = [&](Impl impl, IdMode mode, double Measurement::*field) {
+    return Median(id_values(impl, mode, field));
+  };
+  const double ids_p = id_med(P, IdMode::kStackId, &Measurement::add_ns),
+               ids_r = id_med(R, IdMode::kStackId, &Measurement::add_ns);
+  table.Row({"add, ns/sample (pre-interned ids: stack id, CPU)", Thousands(ids_p),
+             Thousands(ids_r), "–", Ratio(add_b, ids_p), Ratio(add_b, ids_r),
+             Target(std::max(ids_p, ids_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
+  table.Row({"add, ns/sample (pre-interned ids: location ids, CPU)",
+             Thousands(id_med(P, IdMode::kLocationIds, &Measurement::add_ns)),
+             Thousands(id_med(R, IdMode::kLocationIds, &Measurement::add_ns)), "–",
+             Ratio(add_b, id_med(P, IdMode::kLocationIds, &Measurement::add_ns)),
+             Ratio(add_b, id_med(R, IdMode::kLocationIds, &Measurement::add_ns)), ""});
+  table.Row({"intern the workload once, CPU ms (not in the id rows)",
+             Ms(id_med(P, IdMode::kStackId, &Measurement::intern_ms)),
+             Ms(id_med(R, IdMode::kStackId, &Measurement::intern_ms)), "", "", "", ""});
   const double gz_p = med(P, &Measurement::gzip_ms), gz_r = med(R, &Measurement::gzip_ms),
                gz_b = med(B, &Measurement::gzip_ms);
   table.Row({"serialize gzip, CPU ms (stackrec level 1; baseline SerializeToString + gzip 6)",
@@ -805,9 +1007,15 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"serialize gzip, wall ms", Ms(med(P, &Measurement::gzip_wall_ms)),
              Ms(med(R, &Measurement::gzip_wall_ms)), Ms(med(B, &Measurement::gzip_wall_ms)),
              "", "", ""});
+  table.Row({"add by stack id, wall ns/sample",
+             Thousands(id_med(P, IdMode::kStackId, &Measurement::add_wall_ns)),
+             Thousands(id_med(R, IdMode::kStackId, &Measurement::add_wall_ns)), "", "", "", ""});
   table.Row({"CPU share during the adds (CPU ÷ wall time)", Fixed(med(P, &Measurement::cpu_share), 2),
              Fixed(med(R, &Measurement::cpu_share), 2), Fixed(med(B, &Measurement::cpu_share), 2),
              "", "", ""});
+  table.Row({"CPU share during the adds by stack id",
+             Fixed(id_med(P, IdMode::kStackId, &Measurement::cpu_share), 2),
+             Fixed(id_med(R, IdMode::kStackId, &Measurement::cpu_share), 2), "", "", "", ""});
   const double gz1_b = med(B, &Measurement::gzip1_ms);
   table.Row({"baseline with gzip 1: CPU ms, output", "", "",
              Ms(med(B, &Measurement::pb_ms) + gz1_b) + " ms, " +
@@ -820,6 +1028,11 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   Table spread({"", "stackrec profile", "stackrec recorder", "baseline"});
   spread.Row({"add, ns/sample", Range(values(P, &Measurement::add_ns), 0),
               Range(values(R, &Measurement::add_ns), 0), Range(values(B, &Measurement::add_ns), 0)});
+  for (IdMode mode : kIdModes) {
+    spread.Row({std::string("add by ") + IdModeName(mode) + ", ns/sample",
+                Range(id_values(P, mode, &Measurement::add_ns), 0),
+                Range(id_values(R, mode, &Measurement::add_ns), 0), ""});
+  }
   spread.Row({"add, wall ns/sample", Range(values(P, &Measurement::add_wall_ns), 0),
               Range(values(R, &Measurement::add_wall_ns), 0),
               Range(values(B, &Measurement::add_wall_ns), 0)});
@@ -848,7 +1061,11 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
         {"profile zstd", runs[P][0].summary[1]},
         {"recorder gzip", runs[R][0].summary[0]},
         {"recorder zstd (second fill)", runs[R][0].summary[1]},
-        {"baseline gzip", runs[B][0].summary[0]}};
+        {"baseline gzip", runs[B][0].summary[0]},
+        {"profile by stack id", id_runs[{P, IdMode::kStackId}][0].summary[0]},
+        {"profile by location ids", id_runs[{P, IdMode::kLocationIds}][0].summary[0]},
+        {"recorder by stack id", id_runs[{R, IdMode::kStackId}][0].summary[0]},
+        {"recorder by location ids", id_runs[{R, IdMode::kLocationIds}][0].summary[0]}};
     std::string report;
     ok = Verify(*w, outputs, &report) && ok;
     std::printf("\n%s\n", report.c_str());
@@ -978,10 +1195,10 @@ int RunTables(const Options& opt) {
   const auto start = SteadyClock::now();
   bool ok = true;
   if (opt.Wants("typical")) {
-    ok = RunWorkload(TypicalSpec(), opt.reps, opt, {500, 120, 5.6, 40, 20}) && ok;
+    ok = RunWorkload(TypicalSpec(), opt.reps, opt, {500, 120, 5.6, 40, 20, 80}) && ok;
   }
   if (opt.Wants("heavy")) {
-    ok = RunWorkload(HeavySpec(), opt.heavy_reps, opt, {700, 1000, 53, 300, 120}) && ok;
+    ok = RunWorkload(HeavySpec(), opt.heavy_reps, opt, {700, 1000, 53, 300, 120, 150}) && ok;
   }
   if (opt.Wants("depth")) ok = RunDepthScaling(opt) && ok;
   if (opt.Wants("keys")) ok = RunKeyScaling(opt) && ok;
@@ -1023,6 +1240,21 @@ void BM_Add(benchmark::State& state, const char* workload, Impl impl) {
       m.ok = t.ok;
       m.add_ns = t.ns;
     }
+    if (!m.ok) return state.SkipWithError(m.error);
+    ns = m.add_ns;
+    state.SetIterationTime(ns * static_cast<double>(w.ticks().size()) * 1e-9);
+  }
+  state.counters["ns_per_sample"] = ns;
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * w.ticks().size()));
+}
+
+// The same by id: the workload interned into a fresh profile or recorder
+// (not timed), then added by stack id or by location ids.
+void BM_AddIds(benchmark::State& state, const char* workload, Impl impl, IdMode mode) {
+  const Workload& w = Get(SpecNamed(workload));
+  double ns = 0;
+  for (auto _ : state) {
+    const Measurement m = MeasureIds(impl, w, mode, false);
     if (!m.ok) return state.SkipWithError(m.error);
     ns = m.add_ns;
     state.SetIterationTime(ns * static_cast<double>(w.ticks().size()) * 1e-9);
@@ -1138,6 +1370,21 @@ void RegisterBenchmarks() {
           ->Repetitions(5)
           ->ReportAggregatesOnly(true)
           ->Unit(benchmark::kMillisecond);
+    }
+    for (Impl impl : {Impl::kProfile, Impl::kRecorder}) {
+      for (IdMode mode : kIdModes) {
+        const std::string name = std::string("BM_AddIds/") + workload + "/" +
+                                 (impl == Impl::kProfile ? "profile" : "recorder") + "/" +
+                                 (mode == IdMode::kStackId ? "stack_id" : "location_ids");
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [workload, impl, mode](benchmark::State& s) { BM_AddIds(s, workload, impl, mode); })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Repetitions(5)
+            ->ReportAggregatesOnly(true)
+            ->Unit(benchmark::kMillisecond);
+      }
     }
     for (auto [impl, compression, name] :
          {std::make_tuple(Impl::kProfile, STACKREC_COMPRESSION_GZIP, "profile/gzip"),

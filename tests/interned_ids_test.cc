@@ -1,0 +1,1554 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Pre-interned frames: samples recorded by id (a stack id, or location ids)
+// come out exactly as the same samples recorded with strings do; ids live
+// through serializations, resets, flips and reset_after_fork until
+// forget_ids, which makes them stale; and every bad input is refused by
+// name, leaving the handle as it was. Each behaviour is checked on a
+// profile and on a recorder (GENERATE).
+//
+// Outputs are compared in a canonical form (Canonical below): every sample
+// spelled out with its values, labels and frames (mapping, address, lines
+// with their functions), sorted, so that the order in which the id and
+// string paths happened to intern things does not matter, but any
+// difference in content, aggregation or table sizes does.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "test_support.h"
+
+using namespace stackrec_test;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+// ---- A profile or a recorder behind one interface ---------------------------
+
+enum class Kind { kProfile, kRecorder };
+
+const char* KindName(Kind kind) { return kind == Kind::kProfile ? "profile" : "recorder"; }
+
+class Target {
+ public:
+  Target(Kind kind, const stackrec_profile_options& opts) : kind_(kind) {
+    if (kind == Kind::kProfile) {
+      profile_ = NewProfile(opts);
+    } else {
+      recorder_ = NewRecorder(opts);
+    }
+  }
+  explicit Target(Kind kind) : Target(kind, Options().opts) {}
+  // A NULL handle of that kind, for the "profile is NULL" checks.
+  static Target Null(Kind kind) { return Target(kind, nullptr); }
+
+  Kind kind() const { return kind_; }
+  stackrec_profile* profile() const { return profile_.get(); }
+  stackrec_recorder* recorder() const { return recorder_.get(); }
+
+  stackrec_status InternMapping(const stackrec_mapping* m, uint32_t* id) {
+    return kind_ == Kind::kProfile ? stackrec_profile_intern_mapping(profile(), m, id)
+                                   : stackrec_recorder_intern_mapping(recorder(), m, id);
+  }
+  stackrec_status InternFunction(const stackrec_function* f, uint32_t* id) {
+    return kind_ == Kind::kProfile ? stackrec_profile_intern_function(profile(), f, id)
+                                   : stackrec_recorder_intern_function(recorder(), f, id);
+  }
+  stackrec_status InternLocation(const stackrec_interned_location* l, uint32_t* id) {
+    return kind_ == Kind::kProfile ? stackrec_profile_intern_location(profile(), l, id)
+                                   : stackrec_recorder_intern_location(recorder(), l, id);
+  }
+  stackrec_status InternStack(const uint32_t* ids, size_t len, uint32_t* id) {
+    return kind_ == Kind::kProfile ? stackrec_profile_intern_stack(profile(), ids, len, id)
+                                   : stackrec_recorder_intern_stack(recorder(), ids, len, id);
+  }
+  stackrec_status AddIds(const stackrec_id_sample* s) {
+    return kind_ == Kind::kProfile ? stackrec_profile_add_ids(profile(), s)
+                                   : stackrec_recorder_record_ids(recorder(), s);
+  }
+  stackrec_status Add(const stackrec_sample* s) {
+    return kind_ == Kind::kProfile ? stackrec_profile_add(profile(), s)
+                                   : stackrec_recorder_record(recorder(), s);
+  }
+  stackrec_status Forget() {
+    return kind_ == Kind::kProfile ? stackrec_profile_forget_ids(profile())
+                                   : stackrec_recorder_forget_ids(recorder());
+  }
+  stackrec_status SetEndpoint(uint64_t span, stackrec_str endpoint) {
+    return kind_ == Kind::kProfile
+               ? stackrec_profile_set_endpoint(profile(), span, endpoint)
+               : stackrec_recorder_record_endpoint(recorder(), span, endpoint);
+  }
+
+  // What was recorded since the last Take: a profile is serialized and
+  // reset, a recorder serialized (one flip).
+  EncodedPtr TakeEncoded() {
+    stackrec_encoded* e = nullptr;
+    const stackrec_status st = kind_ == Kind::kProfile
+                                   ? stackrec_profile_serialize(profile(), nullptr, &e)
+                                   : stackrec_recorder_serialize(recorder(), nullptr, &e);
+    INFO(stackrec_last_error());
+    REQUIRE(st == STACKREC_OK);
+    if (kind_ == Kind::kProfile) REQUIRE(stackrec_profile_reset(profile()) == STACKREC_OK);
+    return EncodedPtr(e);
+  }
+  Profile Take() {
+    EncodedPtr e = TakeEncoded();
+    Profile out = Decode(stackrec_encoded_data(e.get()), stackrec_encoded_size(e.get()));
+    CheckInvariants(out);
+    return out;
+  }
+  // The exact content of what Take would return, without the clock.
+  std::string TakeBytes() { return WithoutTimes(Take()).SerializeAsString(); }
+
+ private:
+  Target(Kind kind, std::nullptr_t) : kind_(kind) {}
+  Kind kind_;
+  ProfilePtr profile_;
+  RecorderPtr recorder_;
+};
+
+// ---- Succeeding calls ---------------------------------------------------------
+
+uint32_t Intern(Target& t, const stackrec_mapping& m) {
+  uint32_t id = 0;
+  const stackrec_status st = t.InternMapping(&m, &id);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(id != 0);
+  return id;
+}
+
+uint32_t Intern(Target& t, const stackrec_function& f) {
+  uint32_t id = 0;
+  const stackrec_status st = t.InternFunction(&f, &id);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(id != 0);
+  return id;
+}
+
+uint32_t Intern(Target& t, const stackrec_interned_location& l) {
+  uint32_t id = 0;
+  const stackrec_status st = t.InternLocation(&l, &id);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(id != 0);
+  return id;
+}
+
+uint32_t Intern(Target& t, const std::vector<uint32_t>& location_ids) {
+  uint32_t id = 0;
+  const stackrec_status st = t.InternStack(location_ids.data(), location_ids.size(), &id);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(id != 0);
+  return id;
+}
+
+void AddIds(Target& t, const stackrec_id_sample& s) {
+  const stackrec_status st = t.AddIds(&s);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+}
+
+void Forget(Target& t) {
+  const stackrec_status st = t.Forget();
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+}
+
+stackrec_interned_location Loc(uint32_t mapping_id, uint32_t function_id, uint64_t address,
+                               int64_t line, bool inlined = false) {
+  stackrec_interned_location l{};
+  l.mapping_id = mapping_id;
+  l.function_id = function_id;
+  l.address = address;
+  l.line = line;
+  l.inlined = inlined;
+  return l;
+}
+
+stackrec_function Fn(const char* name, const char* file = "", int64_t start_line = 0,
+                     const char* system_name = "") {
+  stackrec_function f{};
+  f.name = S(name);
+  f.system_name = S(system_name);
+  f.filename = S(file);
+  f.start_line = start_line;
+  return f;
+}
+
+// ---- A program: its mappings, functions, frames and stacks ----------------------
+
+struct FrameSpec {
+  int mapping;   // index into Program::mappings, -1: none
+  int function;  // index into Program::functions, -1: none
+  uint64_t address;
+  int64_t line;
+  bool inlined;
+};
+
+struct Program {
+  std::vector<stackrec_mapping> mappings;
+  std::vector<stackrec_function> functions;
+  std::vector<FrameSpec> frames;
+  std::vector<std::vector<int>> stacks;  // frame indices, leaf first
+
+  // Frame `i` as a string-path location.
+  stackrec_location Location(int i) const {
+    const FrameSpec& f = frames[static_cast<size_t>(i)];
+    stackrec_location loc{};
+    if (f.mapping >= 0) loc.mapping = mappings[static_cast<size_t>(f.mapping)];
+    if (f.function >= 0) loc.function = functions[static_cast<size_t>(f.function)];
+    loc.address = f.address;
+    loc.line = f.line;
+    loc.inlined = f.inlined;
+    return loc;
+  }
+};
+
+// The ids one handle gave a program's parts, by index.
+struct Ids {
+  std::vector<uint32_t> mappings, functions, locations, stacks;
+  bool operator==(const Ids& o) const {
+    return mappings == o.mappings && functions == o.functions && locations == o.locations &&
+           stacks == o.stacks;
+  }
+  std::vector<uint32_t> LocationIds(const Program& prog, int stack) const {
+    std::vector<uint32_t> out;
+    for (int f : prog.stacks[static_cast<size_t>(stack)]) {
+      out.push_back(locations[static_cast<size_t>(f)]);
+    }
+    return out;
+  }
+};
+
+Ids InternAll(Target& t, const Program& prog) {
+  Ids ids;
+  for (const auto& m : prog.mappings) ids.mappings.push_back(Intern(t, m));
+  for (const auto& f : prog.functions) ids.functions.push_back(Intern(t, f));
+  for (const FrameSpec& f : prog.frames) {
+    ids.locations.push_back(Intern(
+        t, Loc(f.mapping >= 0 ? ids.mappings[static_cast<size_t>(f.mapping)] : 0,
+               f.function >= 0 ? ids.functions[static_cast<size_t>(f.function)] : 0, f.address,
+               f.line, f.inlined)));
+  }
+  for (size_t s = 0; s < prog.stacks.size(); ++s) {
+    ids.stacks.push_back(Intern(t, ids.LocationIds(prog, static_cast<int>(s))));
+  }
+  return ids;
+}
+
+stackrec_mapping Mapping(uint64_t start, uint64_t limit, uint64_t offset, const char* file,
+                         const char* build_id) {
+  stackrec_mapping m{};
+  m.memory_start = start;
+  m.memory_limit = limit;
+  m.file_offset = offset;
+  m.filename = S(file);
+  m.build_id = S(build_id);
+  return m;
+}
+
+// Native code with an inline run, an address-only frame, Ruby frames
+// (function and line, no mapping), two lines of one function, a frame in a
+// second mapping, and an empty stack.
+const Program& FullProgram() {
+  static const Program* p = [] {
+    auto* prog = new Program;
+    prog->mappings = {Mapping(0x400000, 0x500000, 0x1000, "/usr/bin/server", "8f3a9c0de1b2"),
+                      Mapping(0x7f0000000000, 0x7f0000100000, 0, "/lib/libc.so.6", "c0ffee")};
+    prog->functions = {Fn("Server::Handle", "server.cc", 40, "_ZN6Server6HandleEv"),
+                       Fn("Buffer::Append", "buffer.h", 110),
+                       Fn("std::vector::push_back", "vector", 80),
+                       Fn("main", "main.cc", 1),
+                       Fn("Foo#bar", "/app/foo.rb", 12),
+                       Fn("Kernel#require", "<internal:kernel>"),
+                       Fn("memcpy")};
+    prog->frames = {
+        {0, 2, 0x401010, 88, true},          // 0: push_back, inlined into
+        {0, 1, 0x401010, 120, true},         // 1: Append, inlined into
+        {0, 0, 0x401010, 42, false},         // 2: Handle
+        {0, 3, 0x402000, 7, false},          // 3: main
+        {1, -1, 0x7f0000001234, 0, false},   // 4: address only
+        {-1, 4, 0, 15, false},               // 5: Foo#bar:15
+        {-1, 5, 0, 0, false},                // 6: Kernel#require
+        {1, 6, 0x7f0000002000, 0, false},    // 7: memcpy
+        {-1, 4, 0, 16, false},               // 8: Foo#bar:16
+    };
+    prog->stacks = {{0, 1, 2, 3}, {4, 2, 3}, {5, 8, 6}, {7, 5, 6}, {2, 3}, {}, {8, 5, 6}};
+    return prog;
+  }();
+  return *p;
+}
+
+// A small dictionary for the bad-input tests: 2 mappings, 3 functions, 6
+// locations, 3 stacks, so that the ids of the messages below (mapping 12,
+// location 9, stack 5, ...) are not interned. Location 3 is inlined into
+// location 4 (same address and mapping); location 5 is at that address in
+// the other mapping.
+const Program& SmallProgram() {
+  static const Program* p = [] {
+    auto* prog = new Program;
+    prog->mappings = {Mapping(0x400000, 0x500000, 0, "/usr/bin/app", "aa11"),
+                      Mapping(0x600000, 0x700000, 0, "/usr/lib/libx.so", "bb22")};
+    prog->functions = {Fn("native_fn", "app.c", 3), Fn("Foo#bar", "foo.rb", 10),
+                       Fn("Foo#baz", "foo.rb", 20)};
+    prog->frames = {
+        {0, 0, 0x401000, 10, false},  // 0
+        {-1, 1, 0, 20, false},        // 1
+        {-1, 2, 0, 30, false},        // 2
+        {0, 1, 0x401010, 5, true},    // 3: inlined into 4
+        {0, 2, 0x401010, 6, false},   // 4
+        {1, 2, 0x401010, 6, false},   // 5: 4's address, other mapping
+    };
+    prog->stacks = {{0, 1, 2}, {3, 4, 2}, {1, 2}};
+    return prog;
+  }();
+  return *p;
+}
+
+// ---- Samples, recorded three ways ---------------------------------------------
+
+struct SampleSpec {
+  int stack;
+  std::vector<int64_t> values;
+  std::vector<stackrec_label> labels;
+  int64_t timestamp_ns = 0;
+};
+
+stackrec_label NumLabel(const char* key, int64_t num, const char* unit = "") {
+  stackrec_label l{};
+  l.key = S(key);
+  l.num = num;
+  l.num_unit = S(unit);
+  return l;
+}
+
+stackrec_label StrLabel(const char* key, const char* str) {
+  stackrec_label l{};
+  l.key = S(key);
+  l.str = S(str);
+  return l;
+}
+
+enum class Via { kStrings, kStackId, kLocationIds };
+
+// Records `s` through the string API or by id, failing the test on error.
+void Record(Target& t, const Program& prog, const Ids& ids, const SampleSpec& s, Via via) {
+  std::vector<stackrec_location> locations;
+  std::vector<uint32_t> location_ids;
+  stackrec_status st;
+  if (via == Via::kStrings) {
+    for (int f : prog.stacks[static_cast<size_t>(s.stack)]) locations.push_back(prog.Location(f));
+    stackrec_sample sample{};
+    sample.locations = locations.data();
+    sample.locations_len = locations.size();
+    sample.values = s.values.data();
+    sample.values_len = s.values.size();
+    sample.labels = s.labels.data();
+    sample.labels_len = s.labels.size();
+    sample.timestamp_ns = s.timestamp_ns;
+    st = t.Add(&sample);
+  } else {
+    stackrec_id_sample sample{};
+    if (via == Via::kStackId) {
+      sample.stack_id = ids.stacks[static_cast<size_t>(s.stack)];
+    } else {
+      location_ids = ids.LocationIds(prog, s.stack);
+      sample.location_ids = location_ids.data();
+      sample.location_ids_len = location_ids.size();
+    }
+    sample.values = s.values.data();
+    sample.values_len = s.values.size();
+    sample.labels = s.labels.data();
+    sample.labels_len = s.labels.size();
+    sample.timestamp_ns = s.timestamp_ns;
+    st = t.AddIds(&sample);
+  }
+  INFO("stack " << s.stack << " via " << static_cast<int>(via) << ": "
+                << stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+}
+
+// The full program's samples: aggregating ones (same stack and labels),
+// labels of each kind, timestamped ones, the empty stack.
+std::vector<SampleSpec> FullSamples() {
+  const std::vector<stackrec_label> thread = {NumLabel("thread id", 7),
+                                              StrLabel("thread name", "main")};
+  return {
+      {0, {1, 2, 3}, thread},
+      {0, {4, 5, 6}, thread},  // aggregates with the one above
+      {0, {1, 1, 1}, {}},
+      {1, {10, 0, -3}, {NumLabel("bytes", 4096, "bytes")}},
+      {2, {5, 5, 5}, {}, 1234567},
+      {2, {5, 5, 5}, {}, 1234567},  // timestamped: kept on its own
+      {3, {2, 2, 2}, {NumLabel("local root span id", 11)}},
+      {4, {3, 3, 3}, thread},
+      {5, {7, 7, 7}, {}},
+      {6, {1, 0, 0}, {StrLabel("k", "v")}},
+      {2, {1, 2, 3}, {StrLabel("k", "v")}},
+      {4, {9, 9, 9}, thread},
+  };
+}
+
+// ---- The canonical form ---------------------------------------------------------
+
+std::string Hex(uint64_t x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, x);
+  return buf;
+}
+
+std::string MappingText(const Profile& p, uint64_t id) {
+  if (id == 0) return "-";
+  for (const auto& m : p.mapping()) {
+    if (m.id() != id) continue;
+    return Hex(m.memory_start()) + "-" + Hex(m.memory_limit()) + "@" + Hex(m.file_offset()) +
+           " " + Str(p, m.filename()) + " " + Str(p, m.build_id()) +
+           (m.has_functions() ? " F" : "") + (m.has_filenames() ? " N" : "") +
+           (m.has_line_numbers() ? " L" : "") + (m.has_inline_frames() ? " I" : "");
+  }
+  FAIL("no mapping " << id);
+  return "";
+}
+
+std::string FunctionText(const Profile& p, uint64_t id) {
+  for (const auto& f : p.function()) {
+    if (f.id() != id) continue;
+    return Str(p, f.name()) + "/" + Str(p, f.system_name()) + "/" + Str(p, f.filename()) +
+           "/" + std::to_string(f.start_line());
+  }
+  FAIL("no function " << id);
+  return "";
+}
+
+std::string LocationText(const Profile& p, uint64_t id) {
+  for (const auto& l : p.location()) {
+    if (l.id() != id) continue;
+    std::string text = Hex(l.address()) + " [" + MappingText(p, l.mapping_id()) + "]";
+    if (l.is_folded()) text += " folded";
+    for (const auto& line : l.line()) {
+      text += " " + FunctionText(p, line.function_id()) + ":" + std::to_string(line.line());
+    }
+    return text;
+  }
+  FAIL("no location " << id);
+  return "";
+}
+
+// Everything a profile says, as sorted lines: the header fields, the table
+// sizes, and one line per sample with its values, labels and frames.
+Strings Canonical(const Profile& p) {
+  Strings samples;
+  for (const auto& s : p.sample()) {
+    std::string text = "values";
+    for (int64_t v : s.value()) text += " " + std::to_string(v);
+    text += " | labels";
+    for (const std::string& l : LabelStrings(p, s)) text += " " + l;
+    text += " | frames";
+    for (uint64_t id : s.location_id()) text += " {" + LocationText(p, id) + "}";
+    samples.push_back(text);
+  }
+  std::sort(samples.begin(), samples.end());
+  std::string header = "types";
+  for (const std::string& t : SampleTypes(p)) header += " " + t;
+  header += " period " + Str(p, p.period_type().type()) + "/" + Str(p, p.period_type().unit()) +
+            " " + std::to_string(p.period()) + " default " + Str(p, p.default_sample_type());
+  Strings out = {header,
+                 "tables: " + std::to_string(p.location_size()) + " locations, " +
+                     std::to_string(p.function_size()) + " functions, " +
+                     std::to_string(p.mapping_size()) + " mappings, " +
+                     std::to_string(p.string_table_size()) + " strings, " +
+                     std::to_string(p.sample_size()) + " samples"};
+  out.insert(out.end(), samples.begin(), samples.end());
+  return out;
+}
+
+// A location's lines as "function:line", callee first.
+Strings Lines(const Profile& p, uint64_t location_id) {
+  Strings out;
+  for (const auto& l : p.location()) {
+    if (l.id() != location_id) continue;
+    for (const auto& line : l.line()) {
+      for (const auto& f : p.function()) {
+        if (f.id() == line.function_id()) {
+          out.push_back(Str(p, f.name()) + ":" + std::to_string(line.line()));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Strings> Levels(const Profile& p, const Sample& s) {
+  std::vector<Strings> levels;
+  for (uint64_t id : s.location_id()) levels.push_back(Lines(p, id));
+  return levels;
+}
+
+// The content of a profile handle without changing it.
+std::string Snapshot(stackrec_profile* p) {
+  return WithoutTimes(Decode(Serialize(p, STACKREC_COMPRESSION_NONE))).SerializeAsString();
+}
+
+}  // namespace
+
+// ---- Equivalence with the string path -------------------------------------------
+
+TEST_CASE("samples recorded by stack id or by location ids come out as the same samples with strings") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target strings(kind), by_stack(kind), by_locations(kind);
+  const Ids none;
+  const Ids stack_ids = InternAll(by_stack, prog);
+  const Ids location_ids = InternAll(by_locations, prog);
+  for (const SampleSpec& s : samples) {
+    Record(strings, prog, none, s, Via::kStrings);
+    Record(by_stack, prog, stack_ids, s, Via::kStackId);
+    Record(by_locations, prog, location_ids, s, Via::kLocationIds);
+  }
+  const Strings expected = Canonical(strings.Take());
+  CHECK(expected.size() == 2 + 10);  // two pairs of the 12 samples aggregate
+  CHECK(Canonical(by_stack.Take()) == expected);
+  CHECK(Canonical(by_locations.Take()) == expected);
+}
+
+TEST_CASE("id samples aggregate with string samples of the same stack and labels") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target strings(kind), mixed(kind);
+  const Ids ids = InternAll(mixed, prog);
+  // Every sample three times: with strings, by stack id, by location ids,
+  // in turns, so that each way comes first for some stack.
+  const Via ways[] = {Via::kStrings, Via::kStackId, Via::kLocationIds};
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      Record(strings, prog, ids, samples[i], Via::kStrings);
+      Record(mixed, prog, ids, samples[i], ways[(i + static_cast<size_t>(round)) % 3]);
+    }
+  }
+  const Profile out = mixed.Take();
+  CHECK(Canonical(out) == Canonical(strings.Take()));
+  // Stack 0 with the thread labels: one sample, 3 rounds of (1,2,3)+(4,5,6).
+  int found = 0;
+  for (const auto& s : out.sample()) {
+    if (s.location_id_size() == 2 && s.label_size() == 2 &&
+        Lines(out, s.location_id(0)).size() == 3) {
+      ++found;
+      CHECK(std::vector<int64_t>(s.value().begin(), s.value().end()) ==
+            std::vector<int64_t>{15, 21, 27});
+    }
+  }
+  CHECK(found == 1);
+}
+
+TEST_CASE("labels, endpoints and timestamps of id samples are written as add writes them") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  const uint32_t f = Intern(t, Fn("Foo#bar", "foo.rb"));
+  const uint32_t loc = Intern(t, Loc(0, f, 0, 3));
+  const uint32_t stack = Intern(t, std::vector<uint32_t>{loc});
+  REQUIRE(t.SetEndpoint(11, S("GET /users")) == STACKREC_OK);
+  const int64_t values[] = {1, 2, 3};
+  const stackrec_label labels[] = {NumLabel("thread id", 7), StrLabel("thread name", "main"),
+                                   NumLabel("local root span id", 11),
+                                   NumLabel("bytes", 64, "bytes")};
+  stackrec_id_sample s{};
+  s.stack_id = stack;
+  s.values = values;
+  s.values_len = 3;
+  s.labels = labels;
+  s.labels_len = 4;
+  AddIds(t, s);
+  AddIds(t, s);  // aggregates
+  stackrec_id_sample timed = s;
+  timed.labels_len = 0;
+  timed.timestamp_ns = 1000;
+  AddIds(t, timed);
+  timed.timestamp_ns = 2000;
+  AddIds(t, timed);
+  stackrec_id_sample by_location = timed;
+  by_location.stack_id = 0;
+  by_location.location_ids = &loc;
+  by_location.location_ids_len = 1;
+  by_location.timestamp_ns = 3000;
+  AddIds(t, by_location);
+
+  // The same through the string API.
+  Target strings(kind);
+  REQUIRE(strings.SetEndpoint(11, S("GET /users")) == STACKREC_OK);
+  stackrec_location frame{};
+  frame.function = Fn("Foo#bar", "foo.rb");
+  frame.line = 3;
+  stackrec_sample ss{};
+  ss.locations = &frame;
+  ss.locations_len = 1;
+  ss.values = values;
+  ss.values_len = 3;
+  ss.labels = labels;
+  ss.labels_len = 4;
+  REQUIRE(strings.Add(&ss) == STACKREC_OK);
+  REQUIRE(strings.Add(&ss) == STACKREC_OK);
+  ss.labels_len = 0;
+  for (int64_t ts : {1000, 2000, 3000}) {
+    ss.timestamp_ns = ts;
+    REQUIRE(strings.Add(&ss) == STACKREC_OK);
+  }
+
+  const Profile out = t.Take();
+  CHECK(Canonical(out) == Canonical(strings.Take()));
+  REQUIRE(out.sample_size() == 4);
+  Strings got;
+  for (const auto& sample : out.sample()) {
+    CHECK(FrameNames(out, sample) == Strings{"Foo#bar"});
+    std::string line = std::to_string(sample.value(0)) + "," +
+                       std::to_string(sample.value(1)) + "," + std::to_string(sample.value(2));
+    for (const std::string& l : LabelStrings(out, sample)) line += " " + l;
+    got.push_back(line);
+  }
+  std::sort(got.begin(), got.end());
+  CHECK(got == Strings{"1,2,3 end_timestamp_ns=1000", "1,2,3 end_timestamp_ns=2000",
+                       "1,2,3 end_timestamp_ns=3000",
+                       "2,4,6 trace endpoint=GET /users thread id=7 thread name=main "
+                       "local root span id=11 bytes=64[bytes]"});
+}
+
+// ---- Inlining and truncation ------------------------------------------------------
+
+TEST_CASE("an interned inline run is written as one location with a line per frame, callee first") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = FullProgram();
+  Target t(kind);
+  const Ids ids = InternAll(t, prog);
+  Record(t, prog, ids, {0, {1, 1, 1}, {}}, Via::kStackId);
+  Record(t, prog, ids, {0, {1, 1, 1}, {}}, Via::kLocationIds);
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  const Sample& s = out.sample(0);
+  CHECK(s.value(0) == 2);
+  CHECK(Levels(out, s) == std::vector<Strings>{{"std::vector::push_back:88", "Buffer::Append:120",
+                                                "Server::Handle:42"},
+                                               {"main:7"}});
+  REQUIRE(out.location_size() == 2);
+  REQUIRE(out.mapping_size() == 1);
+  for (const auto& l : out.location()) {
+    if (l.id() != s.location_id(0)) continue;
+    CHECK(l.address() == 0x401010);
+    CHECK(l.mapping_id() == out.mapping(0).id());
+  }
+  CHECK(Str(out, out.mapping(0).build_id()) == "8f3a9c0de1b2");
+  CHECK(out.function_size() == 4);
+}
+
+TEST_CASE("intern_stack cuts a stack deeper than max_frames and its samples count as truncated") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Options o;
+  o.opts.max_frames = 3;
+  Target t(kind, o.opts), strings(kind, o.opts);
+  std::vector<uint32_t> deep;
+  SampleBuilder b;
+  const char* names[] = {"f0", "f1", "f2", "f3", "f4"};
+  for (const char* name : names) {
+    deep.push_back(Intern(t, Loc(0, Intern(t, Fn(name)), 0, 0)));
+    b.Frame(name);
+  }
+  b.Values({1, 1, 1});
+  const uint32_t stack = Intern(t, deep);
+  const std::vector<uint32_t> shallow_ids(deep.begin(), deep.begin() + 3);
+  const uint32_t shallow = Intern(t, shallow_ids);
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.values = values;
+  s.values_len = 3;
+  s.stack_id = stack;
+  AddIds(t, s);
+  AddIds(t, s);
+  s.stack_id = 0;
+  s.location_ids = deep.data();
+  s.location_ids_len = deep.size();
+  AddIds(t, s);
+  REQUIRE(t.Add(&b.Get()) == STACKREC_OK);
+  s.location_ids = nullptr;
+  s.location_ids_len = 0;
+  s.stack_id = shallow;  // exactly max_frames: not cut
+  AddIds(t, s);
+  REQUIRE(strings.Add(&b.Get()) == STACKREC_OK);
+
+  if (kind == Kind::kRecorder) {
+    stackrec_stats stats{};
+    REQUIRE(stackrec_recorder_stats(t.recorder(), &stats) == STACKREC_OK);
+    CHECK(stats.samples_recorded == 5);
+    CHECK(stats.samples_truncated == 4);
+  }
+  EncodedPtr e = t.TakeEncoded();
+  stackrec_encode_stats es{};
+  REQUIRE(stackrec_encoded_stats(e.get(), &es) == STACKREC_OK);
+  CHECK(es.samples_recorded == 5);
+  CHECK(es.samples_truncated == 4);
+  const Profile out = Decode(stackrec_encoded_data(e.get()), stackrec_encoded_size(e.get()));
+  CheckInvariants(out);
+  REQUIRE(out.sample_size() == 2);
+  Strings got;
+  for (const auto& sample : out.sample()) {
+    std::string line = std::to_string(sample.value(0));
+    for (const std::string& name : FrameNames(out, sample)) line += " " + name;
+    got.push_back(line);
+  }
+  std::sort(got.begin(), got.end());
+  CHECK(got == Strings{"1 f0 f1 f2", "4 f0 f1 f2 [2 frames truncated]"});
+  // The string path's truncated stack is the same location list.
+  const Profile ref = strings.Take();
+  REQUIRE(ref.sample_size() == 1);
+  CHECK(FrameNames(ref, ref.sample(0)) == Strings{"f0", "f1", "f2", "[2 frames truncated]"});
+}
+
+TEST_CASE("an inline run cut by max_frames at intern_stack keeps its leaf side as one location") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Options o;
+  o.opts.max_frames = 2;
+  Target t(kind, o.opts), strings(kind, o.opts);
+  const Program& prog = FullProgram();
+  const Ids ids = InternAll(t, prog);
+  Record(t, prog, ids, {0, {1, 1, 1}, {}}, Via::kStackId);
+  Record(strings, prog, ids, {0, {1, 1, 1}, {}}, Via::kStrings);
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(Levels(out, out.sample(0)) ==
+        std::vector<Strings>{{"std::vector::push_back:88", "Buffer::Append:120"},
+                             {"[2 frames truncated]:0"}});
+  CHECK(Canonical(out) == Canonical(strings.Take()));
+}
+
+// ---- Ids: equality and lifetime -----------------------------------------------------
+
+TEST_CASE("equal content interns to equal ids, different content to different ids") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  // Equal content from different buffers.
+  std::string file1 = "/usr/bin/app", file2 = "/usr/bin/app";
+  stackrec_mapping m1 = Mapping(0x400000, 0x500000, 0, "", "abc");
+  stackrec_mapping m2 = m1;
+  m1.filename = S(file1);
+  m2.filename = S(file2);
+  const uint32_t mapping = Intern(t, m1);
+  CHECK(Intern(t, m2) == mapping);
+  stackrec_mapping other_build = m1;
+  other_build.build_id = S("abd");
+  CHECK(Intern(t, other_build) != mapping);
+
+  std::string name1 = "Foo#bar", name2 = "Foo#bar";
+  stackrec_function f1 = Fn("", "foo.rb", 10), f2 = f1;
+  f1.name = S(name1);
+  f2.name = S(name2);
+  const uint32_t function = Intern(t, f1);
+  CHECK(Intern(t, f2) == function);
+  stackrec_function other_start = f1;
+  other_start.start_line = 11;
+  CHECK(Intern(t, other_start) != function);
+  stackrec_function with_system_name = f1;
+  with_system_name.system_name = S("bar");
+  CHECK(Intern(t, with_system_name) != function);
+
+  const uint32_t loc = Intern(t, Loc(mapping, function, 0x401000, 5));
+  CHECK(Intern(t, Loc(mapping, function, 0x401000, 5)) == loc);
+  CHECK(Intern(t, Loc(mapping, function, 0x401000, 6)) != loc);
+  CHECK(Intern(t, Loc(mapping, function, 0x401004, 5)) != loc);
+  CHECK(Intern(t, Loc(0, function, 0x401000, 5)) != loc);
+  CHECK(Intern(t, Loc(mapping, 0, 0x401000, 5)) != loc);
+  const uint32_t inlined = Intern(t, Loc(mapping, function, 0x401000, 5, true));
+  CHECK(inlined != loc);
+  const uint32_t caller = Intern(t, Loc(mapping, function, 0x401000, 9));
+
+  const uint32_t stack = Intern(t, std::vector<uint32_t>{loc, caller});
+  CHECK(Intern(t, std::vector<uint32_t>{loc, caller}) == stack);
+  CHECK(Intern(t, std::vector<uint32_t>{caller, loc}) != stack);
+  CHECK(Intern(t, std::vector<uint32_t>{loc}) != stack);
+  CHECK(Intern(t, std::vector<uint32_t>{inlined, caller}) != stack);
+  const uint32_t empty = Intern(t, std::vector<uint32_t>{});
+  uint32_t again = 0;
+  REQUIRE(t.InternStack(nullptr, 0, &again) == STACKREC_OK);  // {NULL, 0}: the empty stack too
+  CHECK(again == empty);
+  CHECK(empty != stack);
+}
+
+TEST_CASE("a profile's ids stay valid across serializations and resets") {
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target t(Kind::kProfile), ref(Kind::kProfile);
+  const Ids ids = InternAll(t, prog);
+  // Serialized three times without a reset: the content accumulates.
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      Record(t, prog, ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
+      Record(ref, prog, ids, samples[i], Via::kStrings);
+    }
+    INFO("round " << round);
+    const Profile out = Decode(Serialize(t.profile()));
+    CheckInvariants(out);
+    CHECK(Canonical(out) == Canonical(Decode(Serialize(ref.profile()))));
+  }
+  // After a reset the same ids still work.
+  REQUIRE(stackrec_profile_reset(t.profile()) == STACKREC_OK);
+  REQUIRE(stackrec_profile_reset(ref.profile()) == STACKREC_OK);
+  for (const SampleSpec& s : samples) {
+    Record(t, prog, ids, s, Via::kStackId);
+    Record(ref, prog, ids, s, Via::kStrings);
+  }
+  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  // And interning the same content again gives the same ids.
+  CHECK(InternAll(t, prog) == ids);
+}
+
+TEST_CASE("a recorder's ids work in both slots across flips") {
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target t(Kind::kRecorder), ref(Kind::kRecorder);
+  const Ids ids = InternAll(t, prog);
+  for (int flip = 0; flip < 4; ++flip) {
+    // A different part of the samples each time, so a profile holding the
+    // previous slot's samples would show.
+    for (size_t i = static_cast<size_t>(flip) % 2; i < samples.size(); i += 2) {
+      Record(t, prog, ids, samples[i], (i + static_cast<size_t>(flip)) % 2 == 0 ? Via::kStackId
+                                                                             : Via::kLocationIds);
+      Record(ref, prog, ids, samples[i], Via::kStrings);
+    }
+    INFO("serialization " << flip + 1);
+    CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+    CHECK(InternAll(t, prog) == ids);
+  }
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(t.recorder(), &stats) == STACKREC_OK);
+  CHECK(stats.samples_recorded == 2 * samples.size());
+  CHECK(stats.records_rejected == 0);
+}
+
+namespace {
+
+// In a fork() child: reset_after_fork, then the parent's ids must still
+// work and give `expected`. Returns the child's exit code, 0 if all is well
+// (no Catch2 assertion may run in the child).
+int ChildRecordsByIds(Target& t, const Program& prog, const Ids& ids,
+                      const std::vector<SampleSpec>& samples, const Strings& expected) {
+  if (stackrec_recorder_reset_after_fork(t.recorder()) != STACKREC_OK) return 10;
+  // The dictionary survived: interning the same content gives the same ids.
+  uint32_t id = 0;
+  if (t.InternMapping(&prog.mappings[0], &id) != STACKREC_OK || id != ids.mappings[0]) return 11;
+  const std::vector<uint32_t> locations = ids.LocationIds(prog, 0);
+  if (t.InternStack(locations.data(), locations.size(), &id) != STACKREC_OK ||
+      id != ids.stacks[0]) {
+    return 12;
+  }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const SampleSpec& s = samples[i];
+    std::vector<uint32_t> loc_ids = ids.LocationIds(prog, s.stack);
+    stackrec_id_sample sample{};
+    if (i % 2 == 0) {
+      sample.stack_id = ids.stacks[static_cast<size_t>(s.stack)];
+    } else {
+      sample.location_ids = loc_ids.data();
+      sample.location_ids_len = loc_ids.size();
+    }
+    sample.values = s.values.data();
+    sample.values_len = s.values.size();
+    sample.labels = s.labels.data();
+    sample.labels_len = s.labels.size();
+    sample.timestamp_ns = s.timestamp_ns;
+    if (t.AddIds(&sample) != STACKREC_OK) return 13;
+  }
+  stackrec_encoded* e = nullptr;
+  if (stackrec_recorder_serialize(t.recorder(), nullptr, &e) != STACKREC_OK) return 14;
+  const std::string bytes(reinterpret_cast<const char*>(stackrec_encoded_data(e)),
+                          stackrec_encoded_size(e));
+  stackrec_encoded_free(e);
+  std::string raw;
+  Profile out;
+  if (!DecompressAny(bytes, &raw) || !out.ParseFromString(raw)) return 15;
+  try {
+    if (Canonical(out) != expected) return 16;
+  } catch (...) {
+    return 17;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a recorder's ids stay valid after reset_after_fork in the child") {
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target t(Kind::kRecorder), ref(Kind::kRecorder);
+  const Ids ids = InternAll(t, prog);
+  for (const SampleSpec& s : samples) {
+    Record(t, prog, ids, s, Via::kStackId);  // the parent's samples, left unserialized
+    Record(ref, prog, ids, s, Via::kStrings);
+  }
+  const Strings expected = Canonical(ref.Take());
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    alarm(60);
+    _exit(ChildRecordsByIds(t, prog, ids, samples, expected));
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("wait status " << status);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The parent is unaffected.
+  CHECK(Canonical(t.Take()) == expected);
+}
+
+// ---- forget_ids ---------------------------------------------------------------------
+
+TEST_CASE("forget_ids makes old ids stale, keeps what was recorded, and new ids work") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target t(kind), ref(kind);
+  const Ids old_ids = InternAll(t, prog);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    Record(t, prog, old_ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
+    Record(ref, prog, old_ids, samples[i], Via::kStrings);
+  }
+  Forget(t);
+
+  // Old ids are refused as stale, naming the field and the id.
+  const std::string stale = " is stale (interned before forget_ids)";
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.values = values;
+  s.values_len = 3;
+  s.stack_id = old_ids.stacks[0];
+  CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "sample.stack_id " + std::to_string(old_ids.stacks[0]) + stale);
+  uint32_t id = 0;
+  const stackrec_interned_location old_loc = Loc(old_ids.mappings[0], old_ids.functions[0], 1, 1);
+  CHECK(t.InternLocation(&old_loc, &id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "location.mapping_id " + std::to_string(old_ids.mappings[0]) + stale);
+
+  // What was recorded before the forget comes out right, and samples of the
+  // same keys recorded with the new ids aggregate with it.
+  const Ids new_ids = InternAll(t, prog);
+  for (size_t k = 0; k < new_ids.stacks.size(); ++k) CHECK(new_ids.stacks[k] != old_ids.stacks[k]);
+  for (size_t k = 0; k < new_ids.locations.size(); ++k) {
+    CHECK(new_ids.locations[k] != old_ids.locations[k]);
+  }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    Record(t, prog, new_ids, samples[i], i % 2 == 0 ? Via::kLocationIds : Via::kStackId);
+    Record(ref, prog, new_ids, samples[i], Via::kStrings);
+  }
+  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  // The next profile (a recorder's other slot) works with the new ids only.
+  for (const SampleSpec& sample : samples) {
+    Record(t, prog, new_ids, sample, Via::kStackId);
+    Record(ref, prog, new_ids, sample, Via::kStrings);
+  }
+  CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+}
+
+TEST_CASE("forget_ids between a recorder's flips: each profile holds its own samples") {
+  const Program& prog = FullProgram();
+  const std::vector<SampleSpec> samples = FullSamples();
+  Target t(Kind::kRecorder), ref(Kind::kRecorder);
+  Ids ids = InternAll(t, prog);
+  for (int flip = 0; flip < 4; ++flip) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      Record(t, prog, ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
+      Record(ref, prog, ids, samples[i], Via::kStrings);
+      if (i == samples.size() / 2) {  // forget in the middle of a profile
+        Forget(t);
+        ids = InternAll(t, prog);
+      }
+    }
+    INFO("serialization " << flip + 1);
+    CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  }
+}
+
+TEST_CASE("ids count from 1 per table, and after forget_ids carry the generation in their top 8 bits") {
+  // The one test that relies on the id layout.
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  for (uint32_t generation = 0; generation < 3; ++generation) {
+    INFO("generation " << generation);
+    const uint32_t g = generation << 24;
+    CHECK(Intern(t, Mapping(1, 2, 0, "a", "")) == (g | 1));
+    CHECK(Intern(t, Mapping(1, 2, 0, "b", "")) == (g | 2));
+    CHECK(Intern(t, Fn("f1")) == (g | 1));
+    CHECK(Intern(t, Fn("f2")) == (g | 2));
+    CHECK(Intern(t, Fn("f3")) == (g | 3));
+    CHECK(Intern(t, Loc(g | 1, g | 1, 0x10, 1)) == (g | 1));
+    CHECK(Intern(t, Loc(0, g | 2, 0, 2)) == (g | 2));
+    CHECK(Intern(t, Loc(g | 2, 0, 0x20, 0)) == (g | 3));
+    CHECK(Intern(t, std::vector<uint32_t>{g | 1, g | 2}) == (g | 1));
+    CHECK(Intern(t, std::vector<uint32_t>{g | 3}) == (g | 2));
+    Forget(t);
+  }
+}
+
+TEST_CASE("a stack id that intern_stack never gave is refused, also in a fresh dictionary") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  const int64_t values[] = {1, 1, 1};
+  for (uint32_t stack_id : {1u, 2u}) {
+    INFO("stack_id " << stack_id);
+    stackrec_id_sample s{};
+    s.stack_id = stack_id;
+    s.values = values;
+    s.values_len = 3;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) ==
+          "sample.stack_id " + std::to_string(stack_id) + " is not an interned id");
+  }
+  CHECK(t.Take().sample_size() == 0);
+}
+
+TEST_CASE("an id stays stale through the next 255 forget_ids") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  const uint32_t f = Intern(t, Fn("f"));
+  const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, f, 0, 1))});
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.values = values;
+  s.values_len = 3;
+  s.stack_id = stack;
+  AddIds(t, s);
+  for (int i = 0; i < 255; ++i) {
+    Forget(t);
+    INFO("after " << i + 1 << " forget_ids");
+    REQUIRE(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    REQUIRE(std::string(stackrec_last_error()) ==
+            "sample.stack_id " + std::to_string(stack) + " is stale (interned before forget_ids)");
+  }
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(FrameNames(out, out.sample(0)) == Strings{"f"});
+  CHECK(out.sample(0).value(0) == 1);
+}
+
+// ---- Bad input ------------------------------------------------------------------------
+
+namespace {
+
+// A few samples of the small program, some by id, some with strings.
+void RecordSome(Target& t, const Ids& ids) {
+  const Program& prog = SmallProgram();
+  Record(t, prog, ids, {0, {1, 2, 3}, {NumLabel("thread id", 1)}}, Via::kStackId);
+  Record(t, prog, ids, {1, {4, 5, 6}, {}}, Via::kLocationIds);
+  Record(t, prog, ids, {2, {7, 8, 9}, {}, 99}, Via::kStrings);
+  Record(t, prog, ids, {0, {1, 1, 1}, {NumLabel("thread id", 1)}}, Via::kLocationIds);
+}
+
+using Call = std::function<stackrec_status(Target&, const Ids&)>;
+using Message = std::function<std::string(const Ids&)>;
+
+// Two handles of `kind` get the same small program interned and the same
+// samples (and, with `forget_first`, a forget_ids after them). `call` runs on
+// one of them, with the ids interned before, and must be refused with
+// exactly `message`. That handle must be left as it was: a profile
+// serializes to the same content as before; interning the program again and
+// something new gives both handles the same ids; and after the same further
+// samples both serialize to the same content.
+void ExpectRefused(Kind kind, bool forget_first, const Call& call, const Message& message) {
+  const Program& prog = SmallProgram();
+  Target a(kind), b(kind);
+  const Ids ia = InternAll(a, prog), ib = InternAll(b, prog);
+  REQUIRE(ia == ib);
+  RecordSome(a, ia);
+  RecordSome(b, ib);
+  if (forget_first) {
+    Forget(a);
+    Forget(b);
+  }
+  const std::string before = kind == Kind::kProfile ? Snapshot(a.profile()) : "";
+  const stackrec_status st = call(a, ia);
+  const std::string got = stackrec_last_error();
+  CHECK(st == STACKREC_INVALID_ARGUMENT);
+  CHECK(got == message(ia));
+  if (kind == Kind::kProfile) CHECK(Snapshot(a.profile()) == before);
+
+  const Ids ja = InternAll(a, prog), jb = InternAll(b, prog);
+  CHECK(ja == jb);
+  const uint32_t fa = Intern(a, Fn("after")), fb = Intern(b, Fn("after"));
+  CHECK(fa == fb);
+  const uint32_t ma = Intern(a, Mapping(1, 2, 3, "after", "")),
+                 mb = Intern(b, Mapping(1, 2, 3, "after", ""));
+  CHECK(ma == mb);
+  const uint32_t la = Intern(a, Loc(ma, fa, 0x1, 1)), lb = Intern(b, Loc(mb, fb, 0x1, 1));
+  CHECK(la == lb);
+  CHECK(Intern(a, std::vector<uint32_t>{la, la}) == Intern(b, std::vector<uint32_t>{lb, lb}));
+  RecordSome(a, ja);
+  RecordSome(b, jb);
+  if (kind == Kind::kRecorder) {
+    stackrec_stats sa{}, sb{};
+    REQUIRE(stackrec_recorder_stats(a.recorder(), &sa) == STACKREC_OK);
+    REQUIRE(stackrec_recorder_stats(b.recorder(), &sb) == STACKREC_OK);
+    CHECK(sa.samples_recorded == sb.samples_recorded);
+  }
+  CHECK(a.TakeBytes() == b.TakeBytes());
+}
+
+void ExpectRefused(Kind kind, const Call& call, const std::string& message) {
+  ExpectRefused(kind, false, call, [message](const Ids&) { return message; });
+}
+
+// An id sample of stack 0 of the small program, values {1, 1, 1}.
+// Not copyable: `s` points into it.
+struct IdSample {
+  int64_t values[3] = {1, 1, 1};
+  std::vector<uint32_t> location_ids;
+  stackrec_id_sample s{};
+  explicit IdSample(uint32_t stack_id) {
+    s.stack_id = stack_id;
+    s.values = values;
+    s.values_len = 3;
+  }
+  IdSample(const IdSample&) = delete;
+  IdSample& operator=(const IdSample&) = delete;
+  explicit IdSample(std::vector<uint32_t> ids) : location_ids(std::move(ids)) {
+    s.location_ids = location_ids.data();
+    s.location_ids_len = location_ids.size();
+    s.values = values;
+    s.values_len = 3;
+  }
+};
+
+const char kBadUtf8[] = "bad\xC3(utf8";
+
+}  // namespace
+
+TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by name") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const stackrec_mapping m = Mapping(1, 2, 0, "m", "");
+  const stackrec_function f = Fn("f");
+  const stackrec_interned_location l = Loc(0, 0, 0x10, 0);
+  SECTION("NULL handle") {
+    Target null = Target::Null(kind);
+    const std::string handle = kind == Kind::kProfile ? "profile is NULL" : "recorder is NULL";
+    uint32_t id = 0;
+    const uint32_t loc_ids[] = {1};
+    IdSample s(1);
+    CHECK(null.InternMapping(&m, &id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+    CHECK(null.InternFunction(&f, &id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+    CHECK(null.InternLocation(&l, &id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+    CHECK(null.InternStack(loc_ids, 1, &id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+    CHECK(null.AddIds(&s.s) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+    CHECK(null.Forget() == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
+  }
+  SECTION("mapping is NULL") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      uint32_t id = 0;
+      return t.InternMapping(nullptr, &id);
+    }, "mapping is NULL");
+  }
+  SECTION("function is NULL") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      uint32_t id = 0;
+      return t.InternFunction(nullptr, &id);
+    }, "function is NULL");
+  }
+  SECTION("location is NULL") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      uint32_t id = 0;
+      return t.InternLocation(nullptr, &id);
+    }, "location is NULL");
+  }
+  SECTION("id is NULL, intern_mapping") {
+    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternMapping(&m, nullptr); },
+                  "id is NULL");
+  }
+  SECTION("id is NULL, intern_function") {
+    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternFunction(&f, nullptr); },
+                  "id is NULL");
+  }
+  SECTION("id is NULL, intern_location") {
+    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternLocation(&l, nullptr); },
+                  "id is NULL");
+  }
+  SECTION("id is NULL, intern_stack") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      const uint32_t loc = ids.locations[2];
+      return t.InternStack(&loc, 1, nullptr);
+    }, "id is NULL");
+  }
+  SECTION("sample is NULL") {
+    ExpectRefused(kind, [](Target& t, const Ids&) { return t.AddIds(nullptr); },
+                  "sample is NULL");
+  }
+}
+
+TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  SECTION("location_ids") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      uint32_t id = 0;
+      return t.InternStack(nullptr, 2, &id);
+    }, "location_ids is NULL but location_ids_len is 2");
+  }
+  SECTION("sample.location_ids") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      IdSample s(0);
+      s.s.location_ids_len = 2;
+      return t.AddIds(&s.s);
+    }, "sample.location_ids is NULL but sample.location_ids_len is 2");
+  }
+  const std::pair<const char*, stackrec_str stackrec_function::*> function_fields[] = {
+      {"name", &stackrec_function::name},
+      {"system_name", &stackrec_function::system_name},
+      {"filename", &stackrec_function::filename}};
+  for (const auto& field : function_fields) {
+    DYNAMIC_SECTION("function." << field.first) {
+      ExpectRefused(kind, [&](Target& t, const Ids&) {
+        stackrec_function f = Fn("f", "f.rb", 1, "sys");
+        f.*(field.second) = stackrec_str{nullptr, 3};
+        uint32_t id = 0;
+        return t.InternFunction(&f, &id);
+      }, "function." + std::string(field.first) + ".ptr is NULL but its len is 3");
+    }
+  }
+  const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
+      {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
+  for (const auto& field : mapping_fields) {
+    DYNAMIC_SECTION("mapping." << field.first) {
+      ExpectRefused(kind, [&](Target& t, const Ids&) {
+        stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+        m.*(field.second) = stackrec_str{nullptr, 3};
+        uint32_t id = 0;
+        return t.InternMapping(&m, &id);
+      }, "mapping." + std::string(field.first) + ".ptr is NULL but its len is 3");
+    }
+  }
+}
+
+TEST_CASE("an empty mapping or function is refused: id 0 means none") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  SECTION("mapping all zero") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      const stackrec_mapping m{};
+      uint32_t id = 0;
+      return t.InternMapping(&m, &id);
+    }, "mapping is empty: use mapping_id 0 for no mapping");
+  }
+  SECTION("mapping of empty, non-NULL strings") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      const stackrec_mapping m = Mapping(0, 0, 0, "", "");
+      uint32_t id = 0;
+      return t.InternMapping(&m, &id);
+    }, "mapping is empty: use mapping_id 0 for no mapping");
+  }
+  SECTION("function all zero") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      const stackrec_function f{};
+      uint32_t id = 0;
+      return t.InternFunction(&f, &id);
+    }, "function is empty: use function_id 0 for no function");
+  }
+  SECTION("function of empty, non-NULL strings") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      const stackrec_function f = Fn("", "", 0, "");
+      uint32_t id = 0;
+      return t.InternFunction(&f, &id);
+    }, "function is empty: use function_id 0 for no function");
+  }
+}
+
+TEST_CASE("invalid UTF-8 in an interned mapping or function is refused, naming the field") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const std::pair<const char*, stackrec_str stackrec_function::*> function_fields[] = {
+      {"name", &stackrec_function::name},
+      {"system_name", &stackrec_function::system_name},
+      {"filename", &stackrec_function::filename}};
+  for (const auto& field : function_fields) {
+    DYNAMIC_SECTION("function." << field.first) {
+      ExpectRefused(kind, [&](Target& t, const Ids&) {
+        stackrec_function f = Fn("f", "f.rb", 1, "sys");
+        f.*(field.second) = S(kBadUtf8);
+        uint32_t id = 0;
+        return t.InternFunction(&f, &id);
+      }, "function." + std::string(field.first) + " is not valid UTF-8");
+    }
+  }
+  const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
+      {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
+  for (const auto& field : mapping_fields) {
+    DYNAMIC_SECTION("mapping." << field.first) {
+      ExpectRefused(kind, [&](Target& t, const Ids&) {
+        stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+        m.*(field.second) = S("\xED\xA0\x80");  // a UTF-16 surrogate
+        uint32_t id = 0;
+        return t.InternMapping(&m, &id);
+      }, "mapping." + std::string(field.first) + " is not valid UTF-8");
+    }
+  }
+}
+
+TEST_CASE("ids that were never interned are refused, naming the field and the id") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  // The small program has 2 mappings, 3 functions, 6 locations, 3 stacks.
+  SECTION("location.mapping_id") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      const stackrec_interned_location l = Loc(12, ids.functions[0], 0x10, 1);
+      uint32_t id = 0;
+      return t.InternLocation(&l, &id);
+    }, "location.mapping_id 12 is not an interned id");
+  }
+  SECTION("location.function_id") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      const stackrec_interned_location l = Loc(ids.mappings[0], 12, 0x10, 1);
+      uint32_t id = 0;
+      return t.InternLocation(&l, &id);
+    }, "location.function_id 12 is not an interned id");
+  }
+  SECTION("location_ids[1]") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      const uint32_t locs[] = {ids.locations[0], 77, ids.locations[1]};
+      uint32_t id = 0;
+      return t.InternStack(locs, 3, &id);
+    }, "location_ids[1] 77 is not an interned id");
+  }
+  SECTION("location_ids[0] is 0") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      const uint32_t locs[] = {0, ids.locations[1]};
+      uint32_t id = 0;
+      return t.InternStack(locs, 2, &id);
+    }, "location_ids[0] 0 is not an interned id");
+  }
+  SECTION("sample.stack_id") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      IdSample s(5);
+      return t.AddIds(&s.s);
+    }, "sample.stack_id 5 is not an interned id");
+  }
+  SECTION("sample.location_ids[2]") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      IdSample s(std::vector<uint32_t>{ids.locations[0], ids.locations[1], 9});
+      return t.AddIds(&s.s);
+    }, "sample.location_ids[2] 9 is not an interned id");
+  }
+}
+
+TEST_CASE("ids from before forget_ids are refused as stale, naming the field and the id") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const std::string stale = " is stale (interned before forget_ids)";
+  SECTION("location.mapping_id") {
+    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
+      const stackrec_interned_location l = Loc(ids.mappings[1], 0, 0x10, 1);
+      uint32_t id = 0;
+      return t.InternLocation(&l, &id);
+    }, [&](const Ids& ids) {
+      return "location.mapping_id " + std::to_string(ids.mappings[1]) + stale;
+    });
+  }
+  SECTION("location.function_id") {
+    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
+      const stackrec_interned_location l = Loc(0, ids.functions[2], 0, 1);
+      uint32_t id = 0;
+      return t.InternLocation(&l, &id);
+    }, [&](const Ids& ids) {
+      return "location.function_id " + std::to_string(ids.functions[2]) + stale;
+    });
+  }
+  SECTION("location_ids[0]") {
+    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
+      const uint32_t locs[] = {ids.locations[2]};
+      uint32_t id = 0;
+      return t.InternStack(locs, 1, &id);
+    }, [&](const Ids& ids) {
+      return "location_ids[0] " + std::to_string(ids.locations[2]) + stale;
+    });
+  }
+  SECTION("sample.stack_id") {
+    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
+      IdSample s(ids.stacks[1]);
+      return t.AddIds(&s.s);
+    }, [&](const Ids& ids) {
+      return "sample.stack_id " + std::to_string(ids.stacks[1]) + stale;
+    });
+  }
+  SECTION("sample.location_ids[0]") {
+    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
+      IdSample s(ids.LocationIds(SmallProgram(), 0));
+      return t.AddIds(&s.s);
+    }, [&](const Ids& ids) {
+      return "sample.location_ids[0] " + std::to_string(ids.locations[0]) + stale;
+    });
+  }
+}
+
+TEST_CASE("an interned inlined location needs a caller at its address and mapping") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  // Small program: location 3 is inlined at 0x401010 of mapping 0; location
+  // 0 is at 0x401000; location 5 is at 0x401010 of mapping 1.
+  struct Case {
+    const char* name;
+    std::vector<int> frames;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"other address", {3, 0}, "location_ids[0] is inlined but location_ids[1] has another address or mapping"},
+      {"other mapping", {1, 3, 5}, "location_ids[1] is inlined but location_ids[2] has another address or mapping"},
+      {"root inlined", {0, 3}, "location_ids[1] is inlined but is the last (root) location"},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION("intern_stack: " << c.name) {
+      ExpectRefused(kind, [&](Target& t, const Ids& ids) {
+        std::vector<uint32_t> locs;
+        for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
+        uint32_t id = 0;
+        return t.InternStack(locs.data(), locs.size(), &id);
+      }, c.message);
+    }
+    DYNAMIC_SECTION("sample.location_ids: " << c.name) {
+      std::string message = c.message;
+      // Both indices get the prefix: "sample.location_ids[0] ... sample.location_ids[1]".
+      for (size_t at = message.find("location_ids"); at != std::string::npos;
+           at = message.find("location_ids", at + 20)) {
+        message.insert(at, "sample.");
+      }
+      ExpectRefused(kind, [&](Target& t, const Ids& ids) {
+        std::vector<uint32_t> locs;
+        for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
+        IdSample s(locs);
+        return t.AddIds(&s.s);
+      }, message);
+    }
+  }
+}
+
+TEST_CASE("a sample with both a stack id and location ids is refused") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  ExpectRefused(kind, [](Target& t, const Ids& ids) {
+    IdSample s(ids.LocationIds(SmallProgram(), 0));
+    s.s.stack_id = ids.stacks[0];
+    return t.AddIds(&s.s);
+  }, "sample.stack_id and sample.location_ids are both set");
+}
+
+TEST_CASE("bad values, labels and timestamps of an id sample get add's messages") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  struct Case {
+    const char* name;
+    std::vector<int64_t> values;
+    bool null_values;
+    std::vector<stackrec_label> labels;
+    bool null_labels;
+    int64_t timestamp_ns;
+  };
+  stackrec_label both = StrLabel("mixed", "text");
+  both.num = 3;
+  stackrec_label str_unit = StrLabel("mixed", "text");
+  str_unit.num_unit = S("bytes");
+  const Case cases[] = {
+      {"two values", {1, 2}, false, {}, false, 0},
+      {"four values", {1, 2, 3, 4}, false, {}, false, 0},
+      {"values NULL", {1, 2, 3}, true, {}, false, 0},
+      {"labels NULL", {1, 1, 1}, false, {NumLabel("a", 1)}, true, 0},
+      {"empty key", {1, 1, 1}, false, {StrLabel("", "x")}, false, 0},
+      {"duplicate key", {1, 1, 1}, false, {StrLabel("a", "x"), NumLabel("b", 1), NumLabel("a", 2)}, false, 0},
+      {"string and num", {1, 1, 1}, false, {both}, false, 0},
+      {"string and num_unit", {1, 1, 1}, false, {str_unit}, false, 0},
+      {"end_timestamp_ns with a timestamp", {1, 1, 1}, false, {NumLabel("end_timestamp_ns", 5)}, false, 99},
+      {"label key not UTF-8", {1, 1, 1}, false, {NumLabel("\xFF", 1)}, false, 0},
+      {"label str not UTF-8", {1, 1, 1}, false, {StrLabel("k", "\xC0\x80")}, false, 0},
+      {"num_unit not UTF-8", {1, 1, 1}, false, {NumLabel("n", 1, "\xF4\x90\x80\x80")}, false, 0},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      // The message the string path gives for the same sample.
+      Target strings(kind);
+      stackrec_location frame{};
+      frame.function.name = S("f");
+      stackrec_sample string_sample{};
+      string_sample.locations = &frame;
+      string_sample.locations_len = 1;
+      string_sample.values = c.null_values ? nullptr : c.values.data();
+      string_sample.values_len = c.values.size();
+      string_sample.labels = c.null_labels ? nullptr : c.labels.data();
+      string_sample.labels_len = c.labels.size();
+      string_sample.timestamp_ns = c.timestamp_ns;
+      REQUIRE(strings.Add(&string_sample) == STACKREC_INVALID_ARGUMENT);
+      const std::string message = stackrec_last_error();
+      REQUIRE_FALSE(message.empty());
+      if (c.values.size() == 2) {
+        CHECK(message == "sample.values_len is 2 but the profile declares 3 sample types");
+      }
+      for (bool by_stack : {true, false}) {
+        INFO((by_stack ? "by stack id" : "by location ids"));
+        ExpectRefused(kind, [&](Target& t, const Ids& ids) {
+          IdSample s = by_stack ? IdSample(ids.stacks[0])
+                                : IdSample(ids.LocationIds(SmallProgram(), 0));
+          s.s.values = c.null_values ? nullptr : c.values.data();
+          s.s.values_len = c.values.size();
+          s.s.labels = c.null_labels ? nullptr : c.labels.data();
+          s.s.labels_len = c.labels.size();
+          s.s.timestamp_ns = c.timestamp_ns;
+          return t.AddIds(&s.s);
+        }, message);
+      }
+    }
+  }
+}
+
+TEST_CASE("a refused intern call sets *id to 0") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  uint32_t id = 77;
+  const stackrec_mapping m{};
+  CHECK(t.InternMapping(&m, &id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(id == 0);
+  id = 77;
+  const stackrec_function f{};
+  CHECK(t.InternFunction(&f, &id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(id == 0);
+  id = 77;
+  const stackrec_interned_location l = Loc(12, 0, 0, 0);
+  CHECK(t.InternLocation(&l, &id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(id == 0);
+  id = 77;
+  const uint32_t locs[] = {77};
+  CHECK(t.InternStack(locs, 1, &id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(id == 0);
+}
