@@ -84,6 +84,14 @@ class Remap {
   }
   uint32_t operator[](uint32_t id) const { return out_[id]; }
   const std::vector<uint32_t>& order() const { return order_; }
+  // Renumbers the marked ids by descending weight[id] (ties keep their
+  // order), so that the most used get the shortest varints.
+  void SortByWeight(const std::vector<uint64_t>& weight) {
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
+    for (size_t i = 0; i < order_.size(); ++i) out_[order_[i]] = static_cast<uint32_t>(i + 1);
+  }
+  size_t capacity() const { return out_.size(); }
 
  private:
   std::vector<uint32_t> out_;
@@ -101,6 +109,7 @@ class Encoder {
         functions_(p.functions().size()),
         locations_(p.locations().size()),
         stack_bytes_(p.stacks().size(), kUnsized),
+        stack_uses_(p.stacks().size(), 0),
         label_bytes_(p.label_sets().size(), kUnsized),
         label_endpoint_(p.label_sets().size(), 0),
         label_rules_(p.label_sets().size(), 0),
@@ -114,7 +123,22 @@ class Encoder {
  private:
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
+  // Marks the stack of one sample written; its size is known only once the
+  // location ids are final (SizeStacks).
   void MarkStack(uint32_t stack);
+  // Gives the locations used by the most samples the smallest ids.
+  void NumberLocations();
+  void SizeStacks();
+  // Fills keys_ and stack_runs_ with the aggregated keys to write, grouped
+  // by stack, the stacks sorted from the root: samples whose stacks share a
+  // root-side path, the bulk of their bytes, are written one after the
+  // other, where the compressor's window finds the repeats. (In the order
+  // keys were added, a stack's samples lie far apart: a different thread or
+  // request makes a different key.) Keys of one stack keep their order.
+  void OrderKeys();
+  // Calls f(key) for each aggregated key to write, in the caller's order.
+  template <typename F>
+  void ForEachKey(F&& f) const;
   // Marks what location `id` refers to: function, mapping, their strings.
   void MarkLocationParts(uint32_t id);
   // The id in locations_ of the output location for a run of frames, each
@@ -148,8 +172,23 @@ class Encoder {
   const int64_t end_ns_;
   const SampleSelection* selection_;
   Remap strings_, mappings_, functions_, locations_;
-  // Per stack: bytes of its packed location ids, once marked.
+  // Per stack: bytes of its packed location ids (kUnsized: not marked).
   std::vector<size_t> stack_bytes_;
+  // Per stack: how many samples written use it; and the stacks marked.
+  std::vector<uint64_t> stack_uses_;
+  std::vector<uint32_t> marked_stacks_;
+  // The aggregated keys to write, in writing order, with their label sets:
+  // the writing reads them in order rather than the profile's keys at
+  // random. Run r has stack stack_runs_[r].stack and ends before keys_
+  // index stack_runs_[r].end.
+  struct KeyRef {
+    uint32_t key, labels;
+  };
+  struct StackRun {
+    uint32_t stack, end;
+  };
+  std::vector<KeyRef> keys_;
+  std::vector<StackRun> stack_runs_;
   // Inline runs: the members of group g, whose id in locations_ is
   // p_.locations().size() + g, and the group of each run seen.
   std::vector<std::vector<uint32_t>> groups_;
@@ -210,10 +249,12 @@ uint32_t Encoder::GroupId(absl::Span<const uint32_t> run) {
 }
 
 void Encoder::MarkStack(uint32_t stack) {
+  ++stack_uses_[stack];
   if (stack_bytes_[stack] != kUnsized) return;
+  stack_bytes_[stack] = 0;
+  marked_stacks_.push_back(stack);
   const absl::Span<const uint32_t> frames = p_.stacks().Get(stack);
   std::vector<uint32_t>* grouped = nullptr;
-  size_t bytes = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     uint32_t id = frames[i];
     if (p_.locations().Get(id).inlined) {
@@ -231,9 +272,62 @@ void Encoder::MarkStack(uint32_t stack) {
       MarkLocationParts(id);
     }
     if (grouped != nullptr) grouped->push_back(id);
-    bytes += VarintSize(locations_[id]);
   }
-  stack_bytes_[stack] = bytes;
+}
+
+void Encoder::NumberLocations() {
+  std::vector<uint64_t> weight(locations_.capacity(), 0);
+  for (uint32_t stack : marked_stacks_) {
+    for (uint32_t id : OutputFrames(stack)) weight[id] += stack_uses_[stack];
+  }
+  locations_.SortByWeight(weight);
+}
+
+void Encoder::SizeStacks() {
+  for (uint32_t stack : marked_stacks_) {
+    size_t bytes = 0;
+    for (uint32_t id : OutputFrames(stack)) bytes += VarintSize(locations_[id]);
+    stack_bytes_[stack] = bytes;
+  }
+}
+
+template <typename F>
+void Encoder::ForEachKey(F&& f) const {
+  if (selection_ == nullptr) {
+    for (size_t i = 0; i < p_.key_count(); ++i) f(static_cast<uint32_t>(i));
+  } else {
+    for (uint32_t i : selection_->keys) f(i);
+  }
+}
+
+void Encoder::OrderKeys() {
+  // A counting sort by stack: the number of keys of each stack, then each
+  // stack's first slot in keys_, then the keys.
+  std::vector<uint32_t> slot(p_.stacks().size(), 0);
+  std::vector<uint32_t> stacks;
+  size_t n = 0;
+  ForEachKey([&](uint32_t key) {
+    if (slot[p_.key_stack(key)]++ == 0) stacks.push_back(p_.key_stack(key));
+    ++n;
+  });
+  // Comparing the frames' internal ids is enough: what matters is that
+  // equal root-side paths end up adjacent, not how siblings are ordered.
+  std::sort(stacks.begin(), stacks.end(), [&](uint32_t a, uint32_t b) {
+    const absl::Span<const uint32_t> fa = p_.stacks().Get(a), fb = p_.stacks().Get(b);
+    return std::lexicographical_compare(fa.rbegin(), fa.rend(), fb.rbegin(), fb.rend());
+  });
+  uint32_t next = 0;
+  stack_runs_.reserve(stacks.size());
+  for (uint32_t stack : stacks) {
+    const uint32_t count = slot[stack];
+    slot[stack] = next;
+    next += count;
+    stack_runs_.push_back({stack, next});
+  }
+  keys_.resize(n);
+  ForEachKey([&](uint32_t key) {
+    keys_[slot[p_.key_stack(key)]++] = {key, p_.key_labels(key)};
+  });
 }
 
 absl::Span<const uint32_t> Encoder::OutputFrames(uint32_t stack) const {
@@ -294,17 +388,18 @@ void Encoder::MarkLabels(uint32_t labels) {
 
 template <typename F>
 void Encoder::ForEachSample(F&& f) const {
-  if (selection_ == nullptr) {
-    for (size_t i = 0; i < p_.key_count(); ++i) {
-      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
+  // keys_ is not in the profile's order: fetch the values of the key a few
+  // samples ahead, which would otherwise miss the cache.
+  constexpr size_t kAhead = 8;
+  size_t k = 0;
+  for (const StackRun& run : stack_runs_) {
+    for (; k < run.end; ++k) {
+      if (k + kAhead < keys_.size()) __builtin_prefetch(p_.key_values(keys_[k + kAhead].key));
+      f(run.stack, keys_[k].labels, p_.key_values(keys_[k].key), 0);
     }
-  } else {
-    for (uint32_t i : selection_->keys) {
-      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
-    }
-    if (!selection_->extra_values.empty()) {
-      f(selection_->extra_stack, 0, selection_->extra_values.data(), 0);
-    }
+  }
+  if (selection_ != nullptr && !selection_->extra_values.empty()) {
+    f(selection_->extra_stack, 0, selection_->extra_values.data(), 0);
   }
   if (selection_ == nullptr || selection_->timed) {
     for (size_t i = 0; i < p_.timed_count(); ++i) {
@@ -367,12 +462,15 @@ void Encoder::MarkAll() {
     strings_.Mark(unit);
     sample_types_.emplace_back(type, unit);
   }
+  OrderKeys();
   bool any_timed = false;
   ForEachSample([&](uint32_t stack, uint32_t labels, const int64_t*, int64_t ts) {
     MarkStack(stack);
     MarkLabels(labels);
     any_timed = any_timed || ts != 0;
   });
+  NumberLocations();
+  SizeStacks();
   if (any_timed) strings_.Mark(p_.end_timestamp_key());
   if (!o.period_type.type.empty()) {
     strings_.Mark(p_.period_type_ids().first);
