@@ -65,6 +65,20 @@ void WriteLenHeader(CodedOutputStream* out, uint32_t field, size_t payload) {
   out->WriteVarint64(payload);
 }
 
+// The same, into a buffer known to have room: for samples, the bulk of the
+// output, where CodedOutputStream's bounds check at every field would cost
+// more than the writing.
+uint8_t* PutVarintField(uint8_t* dst, uint32_t field, uint64_t v) {
+  if (v == 0) return dst;
+  *dst++ = static_cast<uint8_t>(Tag(field, kVarint));
+  return CodedOutputStream::WriteVarint64ToArray(v, dst);
+}
+
+uint8_t* PutLenHeader(uint8_t* dst, uint32_t field, size_t payload) {
+  *dst++ = static_cast<uint8_t>(Tag(field, kLen));
+  return CodedOutputStream::WriteVarint64ToArray(payload, dst);
+}
+
 constexpr uint32_t kUnmarked = 0;
 constexpr size_t kUnsized = ~size_t{0};
 
@@ -84,6 +98,9 @@ class Remap {
   }
   uint32_t operator[](uint32_t id) const { return out_[id]; }
   const std::vector<uint32_t>& order() const { return order_; }
+  // Output id by id, for loops whose byte stores would otherwise make the
+  // compiler reload the vector's data pointer at every element.
+  const uint32_t* data() const { return out_.data(); }
   // Renumbers the marked ids by descending weight[id] (ties keep their
   // order), so that the most used get the shortest varints.
   void SortByWeight(const std::vector<uint64_t>& weight) {
@@ -153,8 +170,8 @@ class Encoder {
   // The values to write: `values` itself, or upscaled into scaled_.
   const int64_t* Upscaled(uint32_t labels, const int64_t* values) const;
   size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
-  void WriteLabel(CodedOutputStream* out, StringId key, StringId str,
-                  int64_t num, StringId unit) const;
+  uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                    StringId unit) const;
   void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
                       StringId unit) const;
   void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
@@ -209,6 +226,8 @@ class Encoder {
   std::vector<std::pair<StringId, StringId>> rule_labels_;
   std::vector<int> stored_index_;
   mutable std::vector<int64_t> scaled_;
+  // A sample that does not fit in what is left of the stream's buffer.
+  mutable std::vector<uint8_t> sample_scratch_;
   // String ids of each enabled sample type's (type, unit), in order.
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
 };
@@ -493,16 +512,16 @@ void Encoder::Count(EncodeStats* stats) const {
   stats->strings_written = strings_.order().size() + 1;
 }
 
-void Encoder::WriteLabel(CodedOutputStream* out, StringId key, StringId str,
-                         int64_t num, StringId unit) const {
+uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                           StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) +
                          FieldSize(strings_[unit]);
-  WriteLenHeader(out, field::kSampleLabel, payload);
-  WriteVarintField(out, field::kLabelKey, strings_[key]);
-  WriteVarintField(out, field::kLabelStr, strings_[str]);
-  WriteVarintField(out, field::kLabelNum, static_cast<uint64_t>(num));
-  WriteVarintField(out, field::kLabelNumUnit, strings_[unit]);
+  dst = PutLenHeader(dst, field::kSampleLabel, payload);
+  dst = PutVarintField(dst, field::kLabelKey, strings_[key]);
+  dst = PutVarintField(dst, field::kLabelStr, strings_[str]);
+  dst = PutVarintField(dst, field::kLabelNum, static_cast<uint64_t>(num));
+  return PutVarintField(dst, field::kLabelNumUnit, strings_[unit]);
 }
 
 void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
@@ -529,26 +548,38 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
     size += LabelSize(p_.end_timestamp_key(), 0, timestamp_ns, 0);
   }
 
-  WriteLenHeader(out, field::kProfileSample, size);
-  if (loc_bytes != 0) {
-    WriteLenHeader(out, field::kSampleLocationId, loc_bytes);
-    for (uint32_t loc_id : OutputFrames(stack)) {
-      out->WriteVarint32(locations_[loc_id]);
+  const size_t total = LenFieldSize(size);
+
+  auto put = [&](uint8_t* dst) {
+    dst = PutLenHeader(dst, field::kProfileSample, size);
+    if (loc_bytes != 0) {
+      dst = PutLenHeader(dst, field::kSampleLocationId, loc_bytes);
+      // A local copy: the byte stores could alias the vector's pointer.
+      const uint32_t* ids = locations_.data();
+      for (uint32_t id : OutputFrames(stack)) {
+        dst = CodedOutputStream::WriteVarint32ToArray(ids[id], dst);
+      }
     }
+    dst = PutLenHeader(dst, field::kSampleValue, value_bytes);
+    for (size_t i = 0; i < n; ++i) {
+      dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
+    }
+    if (label_endpoint_[labels] != 0) {
+      dst = PutLabel(dst, p_.trace_endpoint_key(), label_endpoint_[labels], 0, 0);
+    }
+    for (const Label& l : p_.label_sets().Get(labels)) {
+      dst = PutLabel(dst, l.key, l.str, l.num, l.num_unit);
+    }
+    if (timestamp_ns != 0) dst = PutLabel(dst, p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  };
+  // Straight into the stream's buffer, unless the sample straddles its end.
+  if (uint8_t* dst = out->GetDirectBufferForNBytesAndAdvance(static_cast<int>(total))) {
+    put(dst);
+    return;
   }
-  WriteLenHeader(out, field::kSampleValue, value_bytes);
-  for (size_t i = 0; i < n; ++i) {
-    out->WriteVarint64(static_cast<uint64_t>(values[i]));
-  }
-  if (label_endpoint_[labels] != 0) {
-    WriteLabel(out, p_.trace_endpoint_key(), label_endpoint_[labels], 0, 0);
-  }
-  for (const Label& l : p_.label_sets().Get(labels)) {
-    WriteLabel(out, l.key, l.str, l.num, l.num_unit);
-  }
-  if (timestamp_ns != 0) {
-    WriteLabel(out, p_.end_timestamp_key(), 0, timestamp_ns, 0);
-  }
+  sample_scratch_.resize(total);
+  put(sample_scratch_.data());
+  out->WriteRaw(sample_scratch_.data(), static_cast<int>(total));
 }
 
 void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {
