@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -126,6 +127,7 @@ class Encoder {
         functions_(p.functions().size()),
         locations_(p.locations().size()),
         stack_bytes_(p.stacks().size(), kUnsized),
+        stack_start_(p.stacks().size(), 0),
         stack_uses_(p.stacks().size(), 0),
         label_bytes_(p.label_sets().size(), kUnsized),
         label_endpoint_(p.label_sets().size(), 0),
@@ -140,12 +142,15 @@ class Encoder {
  private:
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
-  // Marks the stack of one sample written; its size is known only once the
-  // location ids are final (SizeStacks).
+  // Marks the stack of one sample written; its bytes are known only once the
+  // location ids are final (EncodeStacks).
   void MarkStack(uint32_t stack);
   // Gives the locations used by the most samples the smallest ids.
   void NumberLocations();
-  void SizeStacks();
+  // Encodes each marked stack's packed location ids once, into stack_ids_:
+  // a stack is written once per key (a dozen times in typical profiles),
+  // and copying its bytes costs less than encoding its ids again.
+  void EncodeStacks();
   // Fills keys_ and stack_runs_ with the aggregated keys to write, grouped
   // by stack, the stacks sorted from the root: samples whose stacks share a
   // root-side path, the bulk of their bytes, are written one after the
@@ -191,6 +196,9 @@ class Encoder {
   Remap strings_, mappings_, functions_, locations_;
   // Per stack: bytes of its packed location ids (kUnsized: not marked).
   std::vector<size_t> stack_bytes_;
+  // Per marked stack: where its bytes start in stack_ids_.
+  std::vector<size_t> stack_start_;
+  std::vector<uint8_t> stack_ids_;
   // Per stack: how many samples written use it; and the stacks marked.
   std::vector<uint64_t> stack_uses_;
   std::vector<uint32_t> marked_stacks_;
@@ -302,11 +310,23 @@ void Encoder::NumberLocations() {
   locations_.SortByWeight(weight);
 }
 
-void Encoder::SizeStacks() {
+void Encoder::EncodeStacks() {
+  size_t total = 0;
   for (uint32_t stack : marked_stacks_) {
     size_t bytes = 0;
     for (uint32_t id : OutputFrames(stack)) bytes += VarintSize(locations_[id]);
     stack_bytes_[stack] = bytes;
+    stack_start_[stack] = total;
+    total += bytes;
+  }
+  stack_ids_.resize(total);
+  // A local copy: the byte stores could alias the vector's pointer.
+  const uint32_t* ids = locations_.data();
+  for (uint32_t stack : marked_stacks_) {
+    uint8_t* dst = stack_ids_.data() + stack_start_[stack];
+    for (uint32_t id : OutputFrames(stack)) {
+      dst = CodedOutputStream::WriteVarint32ToArray(ids[id], dst);
+    }
   }
 }
 
@@ -489,7 +509,7 @@ void Encoder::MarkAll() {
     any_timed = any_timed || ts != 0;
   });
   NumberLocations();
-  SizeStacks();
+  EncodeStacks();
   if (any_timed) strings_.Mark(p_.end_timestamp_key());
   if (!o.period_type.type.empty()) {
     strings_.Mark(p_.period_type_ids().first);
@@ -554,11 +574,8 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
     dst = PutLenHeader(dst, field::kProfileSample, size);
     if (loc_bytes != 0) {
       dst = PutLenHeader(dst, field::kSampleLocationId, loc_bytes);
-      // A local copy: the byte stores could alias the vector's pointer.
-      const uint32_t* ids = locations_.data();
-      for (uint32_t id : OutputFrames(stack)) {
-        dst = CodedOutputStream::WriteVarint32ToArray(ids[id], dst);
-      }
+      std::memcpy(dst, stack_ids_.data() + stack_start_[stack], loc_bytes);
+      dst += loc_bytes;
     }
     dst = PutLenHeader(dst, field::kSampleValue, value_bytes);
     for (size_t i = 0; i < n; ++i) {
