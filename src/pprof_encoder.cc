@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -65,6 +66,20 @@ void WriteLenHeader(CodedOutputStream* out, uint32_t field, size_t payload) {
   out->WriteVarint64(payload);
 }
 
+// The same, into a buffer known to have room: for samples, the bulk of the
+// output, where CodedOutputStream's bounds check at every field would cost
+// more than the writing.
+uint8_t* PutVarintField(uint8_t* dst, uint32_t field, uint64_t v) {
+  if (v == 0) return dst;
+  *dst++ = static_cast<uint8_t>(Tag(field, kVarint));
+  return CodedOutputStream::WriteVarint64ToArray(v, dst);
+}
+
+uint8_t* PutLenHeader(uint8_t* dst, uint32_t field, size_t payload) {
+  *dst++ = static_cast<uint8_t>(Tag(field, kLen));
+  return CodedOutputStream::WriteVarint64ToArray(payload, dst);
+}
+
 constexpr uint32_t kUnmarked = 0;
 constexpr size_t kUnsized = ~size_t{0};
 
@@ -84,6 +99,17 @@ class Remap {
   }
   uint32_t operator[](uint32_t id) const { return out_[id]; }
   const std::vector<uint32_t>& order() const { return order_; }
+  // Output id by id, for loops whose byte stores would otherwise make the
+  // compiler reload the vector's data pointer at every element.
+  const uint32_t* data() const { return out_.data(); }
+  // Renumbers the marked ids by descending weight[id] (ties keep their
+  // order), so that the most used get the shortest varints.
+  void SortByWeight(const std::vector<uint64_t>& weight) {
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
+    for (size_t i = 0; i < order_.size(); ++i) out_[order_[i]] = static_cast<uint32_t>(i + 1);
+  }
+  size_t capacity() const { return out_.size(); }
 
  private:
   std::vector<uint32_t> out_;
@@ -101,6 +127,8 @@ class Encoder {
         functions_(p.functions().size()),
         locations_(p.locations().size()),
         stack_bytes_(p.stacks().size(), kUnsized),
+        stack_start_(p.stacks().size(), 0),
+        stack_uses_(p.stacks().size(), 0),
         label_bytes_(p.label_sets().size(), kUnsized),
         label_endpoint_(p.label_sets().size(), 0),
         label_rules_(p.label_sets().size(), 0),
@@ -114,7 +142,25 @@ class Encoder {
  private:
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
+  // Marks the stack of one sample written; its bytes are known only once the
+  // location ids are final (EncodeStacks).
   void MarkStack(uint32_t stack);
+  // Gives the locations used by the most samples the smallest ids.
+  void NumberLocations();
+  // Encodes each marked stack's packed location ids once, into stack_ids_:
+  // a stack is written once per key (a dozen times in typical profiles),
+  // and copying its bytes costs less than encoding its ids again.
+  void EncodeStacks();
+  // Fills keys_ and stack_runs_ with the aggregated keys to write, grouped
+  // by stack, the stacks sorted from the root: samples whose stacks share a
+  // root-side path, the bulk of their bytes, are written one after the
+  // other, where the compressor's window finds the repeats. (In the order
+  // keys were added, a stack's samples lie far apart: a different thread or
+  // request makes a different key.) Keys of one stack keep their order.
+  void OrderKeys();
+  // Calls f(key) for each aggregated key to write, in the caller's order.
+  template <typename F>
+  void ForEachKey(F&& f) const;
   // Marks what location `id` refers to: function, mapping, their strings.
   void MarkLocationParts(uint32_t id);
   // The id in locations_ of the output location for a run of frames, each
@@ -129,8 +175,8 @@ class Encoder {
   // The values to write: `values` itself, or upscaled into scaled_.
   const int64_t* Upscaled(uint32_t labels, const int64_t* values) const;
   size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
-  void WriteLabel(CodedOutputStream* out, StringId key, StringId str,
-                  int64_t num, StringId unit) const;
+  uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                    StringId unit) const;
   void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
                       StringId unit) const;
   void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
@@ -148,8 +194,26 @@ class Encoder {
   const int64_t end_ns_;
   const SampleSelection* selection_;
   Remap strings_, mappings_, functions_, locations_;
-  // Per stack: bytes of its packed location ids, once marked.
+  // Per stack: bytes of its packed location ids (kUnsized: not marked).
   std::vector<size_t> stack_bytes_;
+  // Per marked stack: where its bytes start in stack_ids_.
+  std::vector<size_t> stack_start_;
+  std::vector<uint8_t> stack_ids_;
+  // Per stack: how many samples written use it; and the stacks marked.
+  std::vector<uint64_t> stack_uses_;
+  std::vector<uint32_t> marked_stacks_;
+  // The aggregated keys to write, in writing order, with their label sets:
+  // the writing reads them in order rather than the profile's keys at
+  // random. Run r has stack stack_runs_[r].stack and ends before keys_
+  // index stack_runs_[r].end.
+  struct KeyRef {
+    uint32_t key, labels;
+  };
+  struct StackRun {
+    uint32_t stack, end;
+  };
+  std::vector<KeyRef> keys_;
+  std::vector<StackRun> stack_runs_;
   // Inline runs: the members of group g, whose id in locations_ is
   // p_.locations().size() + g, and the group of each run seen.
   std::vector<std::vector<uint32_t>> groups_;
@@ -170,6 +234,8 @@ class Encoder {
   std::vector<std::pair<StringId, StringId>> rule_labels_;
   std::vector<int> stored_index_;
   mutable std::vector<int64_t> scaled_;
+  // A sample that does not fit in what is left of the stream's buffer.
+  mutable std::vector<uint8_t> sample_scratch_;
   // String ids of each enabled sample type's (type, unit), in order.
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
 };
@@ -210,10 +276,12 @@ uint32_t Encoder::GroupId(absl::Span<const uint32_t> run) {
 }
 
 void Encoder::MarkStack(uint32_t stack) {
+  ++stack_uses_[stack];
   if (stack_bytes_[stack] != kUnsized) return;
+  stack_bytes_[stack] = 0;
+  marked_stacks_.push_back(stack);
   const absl::Span<const uint32_t> frames = p_.stacks().Get(stack);
   std::vector<uint32_t>* grouped = nullptr;
-  size_t bytes = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     uint32_t id = frames[i];
     if (p_.locations().Get(id).inlined) {
@@ -231,9 +299,74 @@ void Encoder::MarkStack(uint32_t stack) {
       MarkLocationParts(id);
     }
     if (grouped != nullptr) grouped->push_back(id);
-    bytes += VarintSize(locations_[id]);
   }
-  stack_bytes_[stack] = bytes;
+}
+
+void Encoder::NumberLocations() {
+  std::vector<uint64_t> weight(locations_.capacity(), 0);
+  for (uint32_t stack : marked_stacks_) {
+    for (uint32_t id : OutputFrames(stack)) weight[id] += stack_uses_[stack];
+  }
+  locations_.SortByWeight(weight);
+}
+
+void Encoder::EncodeStacks() {
+  size_t total = 0;
+  for (uint32_t stack : marked_stacks_) {
+    size_t bytes = 0;
+    for (uint32_t id : OutputFrames(stack)) bytes += VarintSize(locations_[id]);
+    stack_bytes_[stack] = bytes;
+    stack_start_[stack] = total;
+    total += bytes;
+  }
+  stack_ids_.resize(total);
+  // A local copy: the byte stores could alias the vector's pointer.
+  const uint32_t* ids = locations_.data();
+  for (uint32_t stack : marked_stacks_) {
+    uint8_t* dst = stack_ids_.data() + stack_start_[stack];
+    for (uint32_t id : OutputFrames(stack)) {
+      dst = CodedOutputStream::WriteVarint32ToArray(ids[id], dst);
+    }
+  }
+}
+
+template <typename F>
+void Encoder::ForEachKey(F&& f) const {
+  if (selection_ == nullptr) {
+    for (size_t i = 0; i < p_.key_count(); ++i) f(static_cast<uint32_t>(i));
+  } else {
+    for (uint32_t i : selection_->keys) f(i);
+  }
+}
+
+void Encoder::OrderKeys() {
+  // A counting sort by stack: the number of keys of each stack, then each
+  // stack's first slot in keys_, then the keys.
+  std::vector<uint32_t> slot(p_.stacks().size(), 0);
+  std::vector<uint32_t> stacks;
+  size_t n = 0;
+  ForEachKey([&](uint32_t key) {
+    if (slot[p_.key_stack(key)]++ == 0) stacks.push_back(p_.key_stack(key));
+    ++n;
+  });
+  // Comparing the frames' internal ids is enough: what matters is that
+  // equal root-side paths end up adjacent, not how siblings are ordered.
+  std::sort(stacks.begin(), stacks.end(), [&](uint32_t a, uint32_t b) {
+    const absl::Span<const uint32_t> fa = p_.stacks().Get(a), fb = p_.stacks().Get(b);
+    return std::lexicographical_compare(fa.rbegin(), fa.rend(), fb.rbegin(), fb.rend());
+  });
+  uint32_t next = 0;
+  stack_runs_.reserve(stacks.size());
+  for (uint32_t stack : stacks) {
+    const uint32_t count = slot[stack];
+    slot[stack] = next;
+    next += count;
+    stack_runs_.push_back({stack, next});
+  }
+  keys_.resize(n);
+  ForEachKey([&](uint32_t key) {
+    keys_[slot[p_.key_stack(key)]++] = {key, p_.key_labels(key)};
+  });
 }
 
 absl::Span<const uint32_t> Encoder::OutputFrames(uint32_t stack) const {
@@ -294,17 +427,18 @@ void Encoder::MarkLabels(uint32_t labels) {
 
 template <typename F>
 void Encoder::ForEachSample(F&& f) const {
-  if (selection_ == nullptr) {
-    for (size_t i = 0; i < p_.key_count(); ++i) {
-      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
+  // keys_ is not in the profile's order: fetch the values of the key a few
+  // samples ahead, which would otherwise miss the cache.
+  constexpr size_t kAhead = 8;
+  size_t k = 0;
+  for (const StackRun& run : stack_runs_) {
+    for (; k < run.end; ++k) {
+      if (k + kAhead < keys_.size()) __builtin_prefetch(p_.key_values(keys_[k + kAhead].key));
+      f(run.stack, keys_[k].labels, p_.key_values(keys_[k].key), 0);
     }
-  } else {
-    for (uint32_t i : selection_->keys) {
-      f(p_.key_stack(i), p_.key_labels(i), p_.key_values(i), 0);
-    }
-    if (!selection_->extra_values.empty()) {
-      f(selection_->extra_stack, 0, selection_->extra_values.data(), 0);
-    }
+  }
+  if (selection_ != nullptr && !selection_->extra_values.empty()) {
+    f(selection_->extra_stack, 0, selection_->extra_values.data(), 0);
   }
   if (selection_ == nullptr || selection_->timed) {
     for (size_t i = 0; i < p_.timed_count(); ++i) {
@@ -367,12 +501,15 @@ void Encoder::MarkAll() {
     strings_.Mark(unit);
     sample_types_.emplace_back(type, unit);
   }
+  OrderKeys();
   bool any_timed = false;
   ForEachSample([&](uint32_t stack, uint32_t labels, const int64_t*, int64_t ts) {
     MarkStack(stack);
     MarkLabels(labels);
     any_timed = any_timed || ts != 0;
   });
+  NumberLocations();
+  EncodeStacks();
   if (any_timed) strings_.Mark(p_.end_timestamp_key());
   if (!o.period_type.type.empty()) {
     strings_.Mark(p_.period_type_ids().first);
@@ -395,16 +532,16 @@ void Encoder::Count(EncodeStats* stats) const {
   stats->strings_written = strings_.order().size() + 1;
 }
 
-void Encoder::WriteLabel(CodedOutputStream* out, StringId key, StringId str,
-                         int64_t num, StringId unit) const {
+uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                           StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) +
                          FieldSize(strings_[unit]);
-  WriteLenHeader(out, field::kSampleLabel, payload);
-  WriteVarintField(out, field::kLabelKey, strings_[key]);
-  WriteVarintField(out, field::kLabelStr, strings_[str]);
-  WriteVarintField(out, field::kLabelNum, static_cast<uint64_t>(num));
-  WriteVarintField(out, field::kLabelNumUnit, strings_[unit]);
+  dst = PutLenHeader(dst, field::kSampleLabel, payload);
+  dst = PutVarintField(dst, field::kLabelKey, strings_[key]);
+  dst = PutVarintField(dst, field::kLabelStr, strings_[str]);
+  dst = PutVarintField(dst, field::kLabelNum, static_cast<uint64_t>(num));
+  return PutVarintField(dst, field::kLabelNumUnit, strings_[unit]);
 }
 
 void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
@@ -431,26 +568,35 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
     size += LabelSize(p_.end_timestamp_key(), 0, timestamp_ns, 0);
   }
 
-  WriteLenHeader(out, field::kProfileSample, size);
-  if (loc_bytes != 0) {
-    WriteLenHeader(out, field::kSampleLocationId, loc_bytes);
-    for (uint32_t loc_id : OutputFrames(stack)) {
-      out->WriteVarint32(locations_[loc_id]);
+  const size_t total = LenFieldSize(size);
+
+  auto put = [&](uint8_t* dst) {
+    dst = PutLenHeader(dst, field::kProfileSample, size);
+    if (loc_bytes != 0) {
+      dst = PutLenHeader(dst, field::kSampleLocationId, loc_bytes);
+      std::memcpy(dst, stack_ids_.data() + stack_start_[stack], loc_bytes);
+      dst += loc_bytes;
     }
+    dst = PutLenHeader(dst, field::kSampleValue, value_bytes);
+    for (size_t i = 0; i < n; ++i) {
+      dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
+    }
+    if (label_endpoint_[labels] != 0) {
+      dst = PutLabel(dst, p_.trace_endpoint_key(), label_endpoint_[labels], 0, 0);
+    }
+    for (const Label& l : p_.label_sets().Get(labels)) {
+      dst = PutLabel(dst, l.key, l.str, l.num, l.num_unit);
+    }
+    if (timestamp_ns != 0) dst = PutLabel(dst, p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  };
+  // Straight into the stream's buffer, unless the sample straddles its end.
+  if (uint8_t* dst = out->GetDirectBufferForNBytesAndAdvance(static_cast<int>(total))) {
+    put(dst);
+    return;
   }
-  WriteLenHeader(out, field::kSampleValue, value_bytes);
-  for (size_t i = 0; i < n; ++i) {
-    out->WriteVarint64(static_cast<uint64_t>(values[i]));
-  }
-  if (label_endpoint_[labels] != 0) {
-    WriteLabel(out, p_.trace_endpoint_key(), label_endpoint_[labels], 0, 0);
-  }
-  for (const Label& l : p_.label_sets().Get(labels)) {
-    WriteLabel(out, l.key, l.str, l.num, l.num_unit);
-  }
-  if (timestamp_ns != 0) {
-    WriteLabel(out, p_.end_timestamp_key(), 0, timestamp_ns, 0);
-  }
+  sample_scratch_.resize(total);
+  put(sample_scratch_.data());
+  out->WriteRaw(sample_scratch_.data(), static_cast<int>(total));
 }
 
 void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {

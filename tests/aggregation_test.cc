@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // What merges and what does not.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -42,10 +43,8 @@ TEST_CASE("stacks that differ in frame order do not aggregate") {
   Add(p.get(), b);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 2);
-  CHECK(FrameNames(out, out.sample(0)) == Strings{"f", "g"});
-  CHECK(ValuesOf(out.sample(0)) == Values{1, 1, 1});
-  CHECK(FrameNames(out, out.sample(1)) == Strings{"g", "f"});
-  CHECK(ValuesOf(out.sample(1)) == Values{2, 2, 2});
+  CHECK(ValuesOf(SampleWithFrames(out, {"f", "g"})) == Values{1, 1, 1});
+  CHECK(ValuesOf(SampleWithFrames(out, {"g", "f"})) == Values{2, 2, 2});
   // The two samples share their two locations and functions.
   CHECK(out.location_size() == 2);
   CHECK(out.function_size() == 2);
@@ -181,12 +180,12 @@ TEST_CASE("a caller reusing one buffer for different strings gets distinct sampl
   }
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 2);
-  CHECK(FrameNames(out, out.sample(0)) == Strings{"alpha"});
-  CHECK(LabelStrings(out, out.sample(0)) == Strings{"k=alp"});
-  CHECK(out.sample(0).value(0) == 2);
-  CHECK(FrameNames(out, out.sample(1)) == Strings{"bravo"});
-  CHECK(LabelStrings(out, out.sample(1)) == Strings{"k=bra"});
-  CHECK(out.sample(1).value(0) == 3);
+  const Sample& alpha = SampleWithFrames(out, {"alpha"});
+  CHECK(LabelStrings(out, alpha) == Strings{"k=alp"});
+  CHECK(alpha.value(0) == 2);
+  const Sample& bravo = SampleWithFrames(out, {"bravo"});
+  CHECK(LabelStrings(out, bravo) == Strings{"k=bra"});
+  CHECK(bravo.value(0) == 3);
 }
 
 TEST_CASE("where one string ends and the next begins is part of a sample's identity") {
@@ -199,5 +198,8 @@ TEST_CASE("where one string ends and the next begins is part of a sample's ident
   for (auto* s : {&a, &b, &c, &d}) Add(p.get(), *s);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 4);
-  for (int i = 0; i < 4; ++i) CHECK(out.sample(i).value(0) == (1 << i));
+  std::vector<int64_t> values;
+  for (const Sample& s : out.sample()) values.push_back(s.value(0));
+  std::sort(values.begin(), values.end());
+  CHECK(values == std::vector<int64_t>{1, 2, 4, 8});
 }

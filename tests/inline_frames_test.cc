@@ -3,6 +3,7 @@
 //
 // Inlined frames: a run of frames sharing one address and mapping becomes
 // one pprof Location with a Line per frame, callee first.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -114,13 +115,14 @@ TEST_CASE("an inline run is one location wherever it appears, and differs from i
   Add(p.get(), alone);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 3);
-  CHECK(out.sample(0).location_id(0) == out.sample(1).location_id(0));
-  CHECK(out.sample(2).location_id(0) != out.sample(0).location_id(0));
-  CHECK(Levels(out, out.sample(0)) ==
-        std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
-  CHECK(Levels(out, out.sample(1)) ==
-        std::vector<Strings>{{"inl:5", "outer:6"}, {"other_root:2"}});
-  CHECK(Levels(out, out.sample(2)) == std::vector<Strings>{{"outer:6"}});
+  const Sample& in_a = SampleWithFrames(out, {"inl", "outer", "main"});
+  const Sample& in_b = SampleWithFrames(out, {"inl", "outer", "other_root"});
+  const Sample& in_alone = SampleWithFrames(out, {"outer"});
+  CHECK(in_a.location_id(0) == in_b.location_id(0));
+  CHECK(in_alone.location_id(0) != in_a.location_id(0));
+  CHECK(Levels(out, in_a) == std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
+  CHECK(Levels(out, in_b) == std::vector<Strings>{{"inl:5", "outer:6"}, {"other_root:2"}});
+  CHECK(Levels(out, in_alone) == std::vector<Strings>{{"outer:6"}});
   CHECK(out.location_size() == 4);
 }
 
@@ -138,10 +140,11 @@ TEST_CASE("the inlined flag is part of a frame's identity") {
   Add(p.get(), inlined);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 2);
-  CHECK(Levels(out, out.sample(0)) == std::vector<Strings>{{"inl:5", "outer:6"}});
-  CHECK(out.sample(0).value(0) == 2);
-  CHECK(Levels(out, out.sample(1)) == std::vector<Strings>{{"inl:5"}, {"outer:6"}});
-  CHECK(out.sample(1).value(0) == 2);
+  // Both samples have the same frame names: told apart by their levels.
+  std::map<std::vector<Strings>, int64_t> by_levels;
+  for (const Sample& s : out.sample()) by_levels[Levels(out, s)] = s.value(0);
+  CHECK(by_levels == std::map<std::vector<Strings>, int64_t>{
+                         {{{"inl:5", "outer:6"}}, 2}, {{{"inl:5"}, {"outer:6"}}, 2}});
 }
 
 TEST_CASE("a run cut by max_frames keeps its leaf side as one location") {

@@ -66,6 +66,17 @@ std::vector<std::string> FrameNames(const Profile& p, const Sample& s) {
   return names;
 }
 
+const Sample& SampleWithFrames(const Profile& p, const std::vector<std::string>& frames) {
+  const Sample* found = nullptr;
+  for (const Sample& s : p.sample()) {
+    if (FrameNames(p, s) != frames) continue;
+    if (found != nullptr) FAIL("more than one sample has these frames");
+    found = &s;
+  }
+  if (found == nullptr) FAIL("no sample has these frames");
+  return *found;
+}
+
 std::vector<std::string> LabelStrings(const Profile& p, const Sample& s) {
   std::vector<std::string> out;
   for (const auto& l : s.label()) {

@@ -37,6 +37,12 @@ std::string Str(const Profile& p, int64_t index);
 // for an address-only location.
 std::vector<std::string> FrameNames(const Profile& p, const Sample& s);
 
+// The one sample whose FrameNames are `frames`; fails the current test if
+// there is none or more than one. pprof gives the order of samples no
+// meaning (stackrec writes them grouped by stack), so tests find samples by
+// what they hold.
+const Sample& SampleWithFrames(const Profile& p, const std::vector<std::string>& frames);
+
 // A sample's labels as "key=str" or "key=num[unit]" strings, in order.
 std::vector<std::string> LabelStrings(const Profile& p, const Sample& s);
 
