@@ -28,7 +28,7 @@ struct SerializeOptions {
 // runtime writes pprof: profiles are mostly small varints, which the fast
 // levels already shrink well, and the slower ones cost several times more.
 inline constexpr int kDefaultGzipLevel = 1;
-inline constexpr int kDefaultZstdLevel = 3;
+inline constexpr int kDefaultZstdLevel = 1;
 
 // Fails naming "opts.compression" or "opts.level".
 Status ValidateSerializeOptions(const SerializeOptions& options);

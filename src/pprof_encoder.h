@@ -43,6 +43,9 @@ struct EncodeStats {
   uint64_t strings_written = 0;  // string_table entries, "" included
   uint64_t uncompressed_bytes = 0;  // the pprof message before compression
   uint64_t samples_left_out = 0;    // summed into "[stackrec: output limit]"
+  // The profile's own stacks and label sets the written samples use (not
+  // output entities: what tells a recorder how much of a profile is live).
+  uint64_t stacks_used = 0, label_sets_used = 0;
 };
 
 // Appends the compressed pprof of `profile` to *out; the profile covers

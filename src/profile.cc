@@ -162,6 +162,23 @@ void Profile::Reset(int64_t start_ns) {
   InternConstants();
 }
 
+void Profile::ClearSamples(int64_t start_ns) {
+  // clear() keeps the tables' capacity: the next profile of a steady
+  // program needs about as many keys.
+  key_index_.clear();
+  keys_.clear();
+  values_.clear();
+  std::vector<Timed>().swap(timed_);
+  std::vector<int64_t>().swap(timed_values_);
+  endpoints_ = {};
+  endpoint_counts_ = {};
+  samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
+  heap_index_.clear();
+  heap_keys_.clear();
+  heap_values_.clear();
+  start_ns_ = start_ns;
+}
+
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   // Heap deltas are not carried: the serializer has consumed them.
   auto next = std::make_unique<Profile>(options_, start_ns, heap_width_);

@@ -455,7 +455,19 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     // The slot's next profile starts with what this one used, so samplers
     // do not intern the program's recurring stacks again after every flip
     // (see Profile::CarryOver); the rest is freed.
-    CarryOverOrReset(&old.profile, flip_ns);
+    //
+    // Copying is O(entries), so it is only worth it when a good part of
+    // the entries went unused; otherwise the profile is kept as it is, minus
+    // its samples. The stacks and label sets tell (new span ids make new
+    // label sets, new code new stacks): while three quarters of each are
+    // still used, the tables hold at most 4/3 of what the program uses.
+    const EncodeStats& used = out->stats.encoded;
+    if (used.stacks_used * 4 >= profile.stacks().size() * 3 &&
+        used.label_sets_used * 4 >= profile.label_sets().size() * 3) {
+      profile.ClearSamples(flip_ns);
+    } else {
+      CarryOverOrReset(&old.profile, flip_ns);
+    }
     carried_endpoints_ = std::move(own_endpoints);
   } else {
     // Nothing recorded is dropped: the samples stay in the slot and are

@@ -105,6 +105,11 @@ class Recorder {
   // benchmarks; only while no other call runs.
   size_t TrackedTableBytes() const;
   size_t LiveHeapMemoryBytes() const;
+  // Bytes held by the two slots' profiles (as counted against
+  // max_memory_bytes). For tests; only while no other call runs.
+  size_t SlotMemoryBytes() const {
+    return slots_[0].profile->MemoryBytes() + slots_[1].profile->MemoryBytes();
+  }
   // For a record refused before it reached Record (at the C boundary).
   void CountRejected() {
     records_rejected_.fetch_add(1, std::memory_order_relaxed);

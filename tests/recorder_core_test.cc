@@ -3,7 +3,10 @@
 //
 // Tests of the C++ core that need more control than the C API gives: an
 // injected clock to hold a serialization open.
+#include <algorithm>
 #include <atomic>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "catch2/catch.hpp"
@@ -71,3 +74,40 @@ TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the firs
   CHECK(Decode(third.bytes).sample_size() == 0);
 }
 
+
+TEST_CASE("slots keep their tables while they are in use and shed what stops being used") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::Recorder recorder(options, 500);
+  const int64_t one = 1;
+  std::vector<std::string> names;
+  for (int i = 0; i < 50; ++i) names.push_back("function_" + std::to_string(i));
+  // Every flip: the same 50 stacks, but each sample with a span id never
+  // seen before (a new label set), as requests come and go.
+  size_t at_flip_10 = 0, most = 0;
+  int64_t span = 0;
+  for (int flip = 1; flip <= 60; ++flip) {
+    for (int i = 0; i < 500; ++i) {
+      stackrec::LocationView frames[2];
+      frames[0].function.name = names[static_cast<size_t>(i % 50)];
+      frames[1].function.name = "main";
+      stackrec::LabelView label;
+      label.key = "local root span id";
+      label.num = ++span;
+      stackrec::SampleView sample;
+      sample.locations = absl::MakeConstSpan(frames, 2);
+      sample.values = absl::MakeConstSpan(&one, 1);
+      sample.labels = absl::MakeConstSpan(&label, 1);
+      REQUIRE(recorder.Record(sample).ok());
+    }
+    stackrec::EncodedProfile out;
+    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
+    const perftools::profiles::Profile decoded = stackrec_test::Decode(out.bytes);
+    REQUIRE(decoded.sample_size() == 500);
+    if (flip == 10) at_flip_10 = recorder.SlotMemoryBytes();
+    if (flip > 10) most = std::max(most, recorder.SlotMemoryBytes());
+  }
+  // Label sets of finished requests are dropped; the rest is kept.
+  CHECK(most <= 2 * at_flip_10);
+}
