@@ -27,6 +27,9 @@ struct SerializeOptions {
 // The defaults behind level 0. gzip's is zlib's fastest level, as Go's
 // runtime writes pprof: profiles are mostly small varints, which the fast
 // levels already shrink well, and the slower ones cost several times more.
+// zstd's level 1 likewise: on the samples grouped by stack (see the
+// encoder) it compresses typical profiles within 20% of level 3, in about
+// half the time.
 inline constexpr int kDefaultGzipLevel = 1;
 inline constexpr int kDefaultZstdLevel = 1;
 

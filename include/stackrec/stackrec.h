@@ -229,7 +229,8 @@ typedef enum stackrec_compression {
 } stackrec_compression;
 
 /* level 0 is the compression's default (gzip 1, as Go's runtime writes
- * pprof; zstd 3). Otherwise 1-9 for gzip and 1-19 for zstd; NONE takes 0. */
+ * pprof; zstd 1, its fastest, which on pprof's varints compresses about
+ * as well as gzip 1 in half the time). Otherwise 1-9 for gzip and 1-19 for zstd; NONE takes 0. */
 typedef struct stackrec_serialize_options {
   stackrec_compression compression;
   int level;
