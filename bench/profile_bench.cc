@@ -226,6 +226,16 @@ bool Intern(Handle* h, const Stacks& stacks, Fn intern_function, Loc intern_loca
 const stackrec_label kIdLabels[2] = {{Str("thread id"), {}, 7, {}},
                                      {Str("thread name"), Str("worker-7"), 0, {}}};
 
+// The values and labels of every id sample; the stack is set per call.
+stackrec_id_sample IdSample() {
+  stackrec_id_sample sample = {};
+  sample.values = kValues;
+  sample.values_len = kTypes;
+  sample.labels = kIdLabels;
+  sample.labels_len = 2;
+  return sample;
+}
+
 enum class By { kStackId, kLocationIds };
 
 void BM_AddIds(benchmark::State& state, By by) {
@@ -237,11 +247,7 @@ void BM_AddIds(benchmark::State& state, By by) {
               stackrec_profile_intern_location, stackrec_profile_intern_stack, &ids)) {
     return state.SkipWithError(stackrec_last_error());
   }
-  stackrec_id_sample sample = {};
-  sample.values = kValues;
-  sample.values_len = kTypes;
-  sample.labels = kIdLabels;
-  sample.labels_len = 2;
+  stackrec_id_sample sample = IdSample();
   size_t next = 0;
   for (auto _ : state) {
     if (by == By::kStackId) {
@@ -280,11 +286,7 @@ void BM_RecordIds(benchmark::State& state) {
     stackrec_recorder_free(recorder);
     return state.SkipWithError(stackrec_last_error());
   }
-  stackrec_id_sample sample = {};
-  sample.values = kValues;
-  sample.values_len = kTypes;
-  sample.labels = kIdLabels;
-  sample.labels_len = 2;
+  stackrec_id_sample sample = IdSample();
   size_t next = 0;
   for (auto _ : state) {
     sample.stack_id = ids.stacks[next];

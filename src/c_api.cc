@@ -284,7 +284,8 @@ Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out) {
       return Error(Code::kInvalidArgument, "rule.kind %d is not a stackrec_upscaling_kind",
                    EnumBits(r->kind));
   }
-  STACKREC_RETURN_IF_ERROR(CheckArray(r->value_offsets, r->value_offsets_len, "rule.value_offsets"));
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(r->value_offsets, r->value_offsets_len, "rule.value_offsets"));
   out->offsets.assign(r->value_offsets, r->value_offsets + r->value_offsets_len);
   absl::string_view view;
   STACKREC_RETURN_IF_ERROR(ToView(r->label_key, "rule.label_key", &view));
@@ -672,7 +673,7 @@ namespace {
 // `intern(args...)` runs on the dictionary the way the owner guards it.
 template <typename Intern>
 stackrec_status InternMappingWith(const void* owner, const char* owner_name,
-                          const stackrec_mapping* mapping, uint32_t* id, Intern intern) {
+                                  const stackrec_mapping* mapping, uint32_t* id, Intern intern) {
   return Guard([&]() -> Status {
     if (id == nullptr) return NullArgument("id");
     *id = 0;
@@ -685,8 +686,7 @@ stackrec_status InternMappingWith(const void* owner, const char* owner_name,
 
 template <typename Intern>
 stackrec_status InternFunctionWith(const void* owner, const char* owner_name,
-                          const stackrec_function* function, uint32_t* id,
-                                   Intern intern) {
+                                   const stackrec_function* function, uint32_t* id, Intern intern) {
   return Guard([&]() -> Status {
     if (id == nullptr) return NullArgument("id");
     *id = 0;
@@ -699,7 +699,7 @@ stackrec_status InternFunctionWith(const void* owner, const char* owner_name,
 
 template <typename Intern>
 stackrec_status InternLocationWith(const void* owner, const char* owner_name,
-                          const stackrec_interned_location* location, uint32_t* id,
+                                   const stackrec_interned_location* location, uint32_t* id,
                                    Intern intern) {
   return Guard([&]() -> Status {
     if (id == nullptr) return NullArgument("id");
@@ -712,7 +712,7 @@ stackrec_status InternLocationWith(const void* owner, const char* owner_name,
 
 template <typename Intern>
 stackrec_status InternStackWith(const void* owner, const char* owner_name,
-                          const uint32_t* location_ids, size_t len, uint32_t* id,
+                                const uint32_t* location_ids, size_t len, uint32_t* id,
                                 Intern intern) {
   return Guard([&]() -> Status {
     if (id == nullptr) return NullArgument("id");
@@ -730,31 +730,33 @@ extern "C" {
 
 stackrec_status stackrec_profile_intern_mapping(stackrec_profile* profile,
                                                 const stackrec_mapping* mapping, uint32_t* id) {
-  return stackrec::InternMappingWith(profile, "profile", mapping, id, [&](const auto& view, uint32_t* out) {
-    return stackrec::DictionaryOf(profile).InternMapping(view, out);
-  });
+  return stackrec::InternMappingWith(
+      profile, "profile", mapping, id, [&](const auto& view, uint32_t* out) {
+        return stackrec::DictionaryOf(profile).InternMapping(view, out);
+      });
 }
 
 stackrec_status stackrec_profile_intern_function(stackrec_profile* profile,
-                                                 const stackrec_function* function,
-                                                 uint32_t* id) {
-  return stackrec::InternFunctionWith(profile, "profile", function, id, [&](const auto& view, uint32_t* out) {
-    return stackrec::DictionaryOf(profile).InternFunction(view, out);
-  });
+                                                 const stackrec_function* function, uint32_t* id) {
+  return stackrec::InternFunctionWith(
+      profile, "profile", function, id, [&](const auto& view, uint32_t* out) {
+        return stackrec::DictionaryOf(profile).InternFunction(view, out);
+      });
 }
 
 stackrec_status stackrec_profile_intern_location(stackrec_profile* profile,
                                                  const stackrec_interned_location* location,
                                                  uint32_t* id) {
-  return stackrec::InternLocationWith(profile, "profile", location, id, [&](const auto& l, uint32_t* out) {
-    return stackrec::DictionaryOf(profile).InternLocation(l.mapping_id, l.function_id,
-                                                          l.address, l.line, l.inlined, out);
-  });
+  return stackrec::InternLocationWith(
+      profile, "profile", location, id, [&](const auto& l, uint32_t* out) {
+        return stackrec::DictionaryOf(profile).InternLocation(l.mapping_id, l.function_id,
+                                                              l.address, l.line, l.inlined, out);
+      });
 }
 
 stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
-                                              const uint32_t* location_ids,
-                                              size_t location_ids_len, uint32_t* id) {
+                                              const uint32_t* location_ids, size_t location_ids_len,
+                                              uint32_t* id) {
   return stackrec::InternStackWith(profile, "profile", location_ids, location_ids_len, id,
                                    [&](absl::Span<const uint32_t> ids, uint32_t* out) {
                                      return stackrec::DictionaryOf(profile).InternStack(ids, out);
@@ -788,26 +790,26 @@ stackrec_status stackrec_profile_forget_ids(stackrec_profile* profile) {
 
 stackrec_status stackrec_recorder_intern_mapping(stackrec_recorder* recorder,
                                                  const stackrec_mapping* mapping, uint32_t* id) {
-  return stackrec::InternMappingWith(recorder, "recorder", mapping, id, [&](const auto& view, uint32_t* out) {
-    return recorder->impl->InternMapping(view, out);
-  });
+  return stackrec::InternMappingWith(
+      recorder, "recorder", mapping, id,
+      [&](const auto& view, uint32_t* out) { return recorder->impl->InternMapping(view, out); });
 }
 
 stackrec_status stackrec_recorder_intern_function(stackrec_recorder* recorder,
-                                                  const stackrec_function* function,
-                                                  uint32_t* id) {
-  return stackrec::InternFunctionWith(recorder, "recorder", function, id, [&](const auto& view, uint32_t* out) {
-    return recorder->impl->InternFunction(view, out);
-  });
+                                                  const stackrec_function* function, uint32_t* id) {
+  return stackrec::InternFunctionWith(
+      recorder, "recorder", function, id,
+      [&](const auto& view, uint32_t* out) { return recorder->impl->InternFunction(view, out); });
 }
 
 stackrec_status stackrec_recorder_intern_location(stackrec_recorder* recorder,
                                                   const stackrec_interned_location* location,
                                                   uint32_t* id) {
-  return stackrec::InternLocationWith(recorder, "recorder", location, id, [&](const auto& l, uint32_t* out) {
-    return recorder->impl->InternLocation(l.mapping_id, l.function_id, l.address, l.line,
-                                          l.inlined, out);
-  });
+  return stackrec::InternLocationWith(
+      recorder, "recorder", location, id, [&](const auto& l, uint32_t* out) {
+        return recorder->impl->InternLocation(l.mapping_id, l.function_id, l.address, l.line,
+                                              l.inlined, out);
+      });
 }
 
 stackrec_status stackrec_recorder_intern_stack(stackrec_recorder* recorder,

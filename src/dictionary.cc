@@ -114,21 +114,7 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
     STACKREC_RETURN_IF_ERROR(LocationIndex(location_ids[i], field, &index));
     scratch_.push_back(index);
   }
-  for (size_t i = 0; i < scratch_.size(); ++i) {
-    const Location& loc = locations_.Get(scratch_[i]);
-    if (!loc.inlined) continue;
-    if (i + 1 == scratch_.size()) {
-      return Error(Code::kInvalidArgument,
-                   "location_ids[%zu] is inlined but is the last (root) location", i);
-    }
-    const Location& caller = locations_.Get(scratch_[i + 1]);
-    if (caller.address != loc.address || caller.mapping != loc.mapping) {
-      return Error(Code::kInvalidArgument,
-                   "location_ids[%zu] is inlined but location_ids[%zu] has another "
-                   "address or mapping",
-                   i, i + 1);
-    }
-  }
+  STACKREC_RETURN_IF_ERROR(CheckInlining(scratch_, "location_ids"));
   STACKREC_RETURN_IF_ERROR(CheckRoom(stack_spans_.size(), "stacks"));
   const bool truncated = scratch_.size() > max_frames_;
   if (truncated) {
@@ -163,6 +149,24 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
     truncated_.push_back(truncated);
   }
   *id = IdOf(span_indices_[span]);
+  return OkStatus();
+}
+
+Status Dictionary::CheckInlining(absl::Span<const uint32_t> indices, const char* array) const {
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Location& loc = locations_.Get(indices[i]);
+    if (!loc.inlined) continue;
+    if (i + 1 == indices.size()) {
+      return Error(Code::kInvalidArgument, "%s[%zu] is inlined but is the last (root) location",
+                   array, i);
+    }
+    const Location& caller = locations_.Get(indices[i + 1]);
+    if (caller.address != loc.address || caller.mapping != loc.mapping) {
+      return Error(Code::kInvalidArgument,
+                   "%s[%zu] is inlined but %s[%zu] has another address or mapping", array, i,
+                   array, i + 1);
+    }
+  }
   return OkStatus();
 }
 

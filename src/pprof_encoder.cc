@@ -530,10 +530,12 @@ void Encoder::Count(EncodeStats* stats) const {
   stats->functions_written = functions_.order().size();
   stats->mappings_written = mappings_.order().size();
   stats->strings_written = strings_.order().size() + 1;
-  stats->stacks_used = static_cast<uint64_t>(
-      std::count_if(stack_bytes_.begin(), stack_bytes_.end(), [](size_t b) { return b != kUnsized; }));
-  stats->label_sets_used = static_cast<uint64_t>(
-      std::count_if(label_bytes_.begin(), label_bytes_.end(), [](size_t b) { return b != kUnsized; }));
+  auto marked = [](const std::vector<size_t>& bytes) {
+    return static_cast<uint64_t>(
+        std::count_if(bytes.begin(), bytes.end(), [](size_t b) { return b != kUnsized; }));
+  };
+  stats->stacks_used = marked(stack_bytes_);
+  stats->label_sets_used = marked(label_bytes_);
 }
 
 uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,

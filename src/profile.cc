@@ -859,9 +859,8 @@ StringId Profile::ImportString(const Dictionary& dict, StringId id) {
 }
 
 uint32_t Profile::ImportLocation(const Dictionary& dict, uint32_t index) {
-  if (uint32_t known = ImportedEntry(&imported_locations_, index, kNotImported); known != kNotImported) {
-    return known;
-  }
+  const uint32_t known = ImportedEntry(&imported_locations_, index, kNotImported);
+  if (known != kNotImported) return known;
   Location loc = dict.locations().Get(index);
   if (loc.mapping != 0) {
     uint32_t& mine = ImportedEntry(&imported_mappings_, loc.mapping, kNotImported);
@@ -913,21 +912,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
     STACKREC_RETURN_IF_ERROR(dict.LocationIndex(ids[i], field, &index));
     indices.push_back(index);
   }
-  for (size_t i = 0; i < indices.size(); ++i) {
-    const Location& loc = dict.locations().Get(indices[i]);
-    if (!loc.inlined) continue;
-    if (i + 1 == indices.size()) {
-      return Error(Code::kInvalidArgument,
-                   "sample.location_ids[%zu] is inlined but is the last (root) location", i);
-    }
-    const Location& caller = dict.locations().Get(indices[i + 1]);
-    if (caller.address != loc.address || caller.mapping != loc.mapping) {
-      return Error(Code::kInvalidArgument,
-                   "sample.location_ids[%zu] is inlined but sample.location_ids[%zu] has "
-                   "another address or mapping",
-                   i, i + 1);
-    }
-  }
+  STACKREC_RETURN_IF_ERROR(dict.CheckInlining(indices, "sample.location_ids"));
   const bool truncated = indices.size() > options_.max_frames;
   const size_t kept = truncated ? options_.max_frames : indices.size();
   scratch_locations_.clear();

@@ -41,7 +41,8 @@ bool CanMatchTheSameSample(const UpscalingRule& a, const UpscalingRule& b) {
 
 Status UpscalingRules::Add(UpscalingRule rule, const ProfileOptions& options) {
   if (rule.offsets.empty()) {
-    return Error(Code::kInvalidArgument, "rule.value_offsets_len is 0: a rule scales at least one value");
+    return Error(Code::kInvalidArgument,
+                 "rule.value_offsets_len is 0: a rule scales at least one value");
   }
   char field[64];
   for (size_t i = 0; i < rule.offsets.size(); ++i) {
@@ -99,8 +100,8 @@ Status UpscalingRules::Add(UpscalingRule rule, const ProfileOptions& options) {
     }
   }
   if (rules_.size() == kMaxRules) {
-    return Error(Code::kLimitExceeded, "the profile has %zu upscaling rules already, the most it takes",
-                 kMaxRules);
+    return Error(Code::kLimitExceeded,
+                 "the profile has %zu upscaling rules already, the most it takes", kMaxRules);
   }
   rules_.push_back(std::move(rule));
   return OkStatus();
