@@ -21,12 +21,14 @@ constexpr size_t kOutputStep = 64 * 1024;
 // they start; the caller trims back to what it wrote. The step is fixed,
 // because resize() zero-fills what it exposes (a step proportional to the
 // output would make the zero-filling quadratic); the capacity grows
-// geometrically, so reallocations stay logarithmic.
+// geometrically, so reallocations stay logarithmic. By half, not double:
+// a reallocation holds the old and the new buffer at once, and the output
+// is the largest single allocation of a serialization.
 char* GrowOutput(std::string* out, size_t* room) {
   const size_t old = out->size();
   *room = kOutputStep;
   if (out->capacity() < old + *room) {
-    out->reserve(std::max(out->capacity() * 2, old + *room));
+    out->reserve(std::max(out->capacity() + out->capacity() / 2, old + *room));
   }
   out->resize(old + *room);
   return &(*out)[old];

@@ -93,8 +93,10 @@ Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uin
         Index(mapping_id, mappings_.size(), "location.mapping_id", &loc.mapping));
   }
   if (function_id != 0) {
+    uint32_t function = 0;
     STACKREC_RETURN_IF_ERROR(
-        Index(function_id, functions_.size(), "location.function_id", &loc.function));
+        Index(function_id, functions_.size(), "location.function_id", &function));
+    loc.function = function;
   }
   loc.address = address;
   // As in Profile::InternStack: a line belongs to a function.

@@ -97,11 +97,14 @@ struct Function {
 // that frame's address and mapping (checked by Profile::Add); the encoder
 // writes such a run of frames as one pprof Location with one Line each.
 struct Location {
-  uint32_t mapping = 0;   // 0: no mapping
-  uint32_t function = 0;  // 0: no function (address only)
+  uint32_t mapping = 0;  // 0: no mapping
+  // 0: no function (address only). 31 bits, so that the flag shares its
+  // word: a Location stays 24 bytes, and the tables keyed by it small.
+  uint32_t function : 31;
+  uint32_t inlined : 1;
   uint64_t address = 0;
   int64_t line = 0;
-  bool inlined = false;
+  Location() : function(0), inlined(0) {}
   friend bool operator==(const Location& a, const Location& b) {
     return a.mapping == b.mapping && a.function == b.function &&
            a.address == b.address && a.line == b.line && a.inlined == b.inlined;
