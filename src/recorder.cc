@@ -56,6 +56,15 @@
 // copies them into the slot it encodes, so they hold for every profile
 // from the next serialization on, whatever the flips.
 //
+// Pre-interned ids (dictionary.h): one Dictionary for both slots, under
+// dict_lock_, which only samplers (intern_*, record_ids, forget_ids) take.
+// A slot copies what its samples use out of the dictionary once, under
+// that lock, and afterwards finds it by id alone; the serializer encodes
+// the slot's copies and never reads the dictionary. forget_ids publishes
+// the new generation in dict_generation_ (release); a sampler compares it
+// (acquire) with the generation its slot's copies belong to and drops
+// them when they differ, so an id from before the forget is refused.
+//
 // Endpoints: RecordEndpoint writes into the active slot. A request may
 // outlive a flip, so the endpoints of the slot serialized last are carried
 // into the next serialization and apply to spans that slot does not name
