@@ -381,8 +381,11 @@ STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
  * encodes it and resets it. Consecutive profiles tile time: each starts at
  * the previous flip (or creation) and ends at its own flip.
  *
- * Thread-safety: record, record_endpoint and stats may be called from any
- * number of threads at once, concurrently with serialize. At most one
+ * Thread-safety: record, record_ids, record_endpoint, add_endpoint_count,
+ * track, untrack, the intern_* calls, forget_ids, add_upscaling_rule and
+ * stats may be called from any number of threads at once, concurrently
+ * with serialize; none of them waits for a serializer, except
+ * add_upscaling_rule for the moment a serializer copies the rules. At most one
  * serialize runs at a time; a concurrent second call returns STACKREC_BUSY
  * and does not disturb the first. free and reset_after_fork must not
  * overlap any other call on the same recorder. */
