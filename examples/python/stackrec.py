@@ -124,6 +124,8 @@ _last_error = _declare("last_error", ctypes.c_char_p)
 _recorder_new = _declare("recorder_new", _status,
                          ctypes.POINTER(_ProfileOptions), ctypes.POINTER(_recorder_p))
 _recorder_record = _declare("recorder_record", _status, _recorder_p, ctypes.POINTER(_Sample))
+_recorder_track = _declare("recorder_track", _status, _recorder_p, c_uint64, ctypes.POINTER(_Sample))
+_recorder_untrack = _declare("recorder_untrack", _status, _recorder_p, c_uint64)
 _recorder_record_endpoint = _declare("recorder_record_endpoint", _status,
                                      _recorder_p, c_uint64, _Str)
 _recorder_serialize = _declare("recorder_serialize", _status, _recorder_p,
@@ -201,13 +203,41 @@ def version_number():
     return _version_number()
 
 
+def _sample(frames, values, labels, timestamp_ns):
+    """A _Sample for frames [(name, filename, line), ...], one int value per
+    sample type, labels {key: str or int}."""
+    frames = list(frames)
+    locations = (_Location * len(frames))()
+    for i, frame in enumerate(frames):
+        if not isinstance(frame, (tuple, list)) or len(frame) != 3:
+            raise TypeError(f"frames[{i}] must be (name, filename, line), not {frame!r}")
+        name, filename, line = frame
+        locations[i].function.name = _str(name, f"frames[{i}] name")
+        locations[i].function.filename = _str(filename, f"frames[{i}] filename")
+        locations[i].line = _int(line, f"frames[{i}] line")
+    values = [_int(v, f"values[{i}]") for i, v in enumerate(values)]
+    value_array = (c_int64 * len(values))(*values)
+    labels = dict(labels or {})
+    label_array = (_Label * len(labels))()
+    for i, (key, value) in enumerate(labels.items()):
+        label_array[i].key = _str(key, "label key")
+        if isinstance(value, (str, bytes)):
+            label_array[i].str = _str(value, f"label {key!r}")
+        else:
+            label_array[i].num = _int(value, f"label {key!r}")
+    # The arrays stay alive as fields of the returned structure.
+    return _Sample(locations, len(frames), value_array, len(values),
+                   label_array, len(labels), _int(timestamp_ns, "timestamp_ns"))
+
+
 class Recorder:
     """A stackrec_recorder: record from any number of threads, serialize from
     one. close() (or leaving a `with` block) must not overlap other calls."""
 
-    def __init__(self, sample_types, enabled=None):
+    def __init__(self, sample_types, enabled=None, live_heap_types=None, max_tracked_objects=0):
         """sample_types: [(type, unit), ...]; enabled: None (all) or one bool
-        per type; a disabled type is left out of the output."""
+        per type; a disabled type is left out of the output. live_heap_types:
+        the indexes of the sample types tracked objects carry (see track)."""
         sample_types = list(sample_types)
         types = (_ValueType * len(sample_types))(
             *(_ValueType(_str(t, f"sample_types[{i}] type"), _str(u, f"sample_types[{i}] unit"))
@@ -220,6 +250,11 @@ class Recorder:
             if len(enabled) != len(sample_types):
                 raise ValueError(f"enabled has {len(enabled)} flags for {len(sample_types)} sample types")
             options.sample_types_enabled = (ctypes.c_bool * len(enabled))(*enabled)
+        if live_heap_types is not None:
+            heap = [_int(t, f"live_heap_types[{i}]", 0, 2**63 - 1) for i, t in enumerate(live_heap_types)]
+            options.live_heap_types = (c_size_t * len(heap))(*heap)
+            options.live_heap_types_len = len(heap)
+        options.max_tracked_objects = _int(max_tracked_objects, "max_tracked_objects", 0, 2**63 - 1)
         self._handle = _recorder_p()
         _check(_recorder_new(ctypes.byref(options), ctypes.byref(self._handle)))
         self.sample_types = sample_types
@@ -232,28 +267,20 @@ class Recorder:
     def record(self, frames, values, labels=None, timestamp_ns=0):
         """frames: [(function name, filename, line), ...], leaf first.
         values: one int per sample type. labels: {key: str or int}."""
-        frames = list(frames)
-        locations = (_Location * len(frames))()
-        for i, frame in enumerate(frames):
-            if not isinstance(frame, (tuple, list)) or len(frame) != 3:
-                raise TypeError(f"frames[{i}] must be (name, filename, line), not {frame!r}")
-            name, filename, line = frame
-            locations[i].function.name = _str(name, f"frames[{i}] name")
-            locations[i].function.filename = _str(filename, f"frames[{i}] filename")
-            locations[i].line = _int(line, f"frames[{i}] line")
-        values = [_int(v, f"values[{i}]") for i, v in enumerate(values)]
-        value_array = (c_int64 * len(values))(*values)
-        labels = dict(labels or {})
-        label_array = (_Label * len(labels))()
-        for i, (key, value) in enumerate(labels.items()):
-            label_array[i].key = _str(key, "label key")
-            if isinstance(value, (str, bytes)):
-                label_array[i].str = _str(value, f"label {key!r}")
-            else:
-                label_array[i].num = _int(value, f"label {key!r}")
-        sample = _Sample(locations, len(frames), value_array, len(values),
-                         label_array, len(labels), _int(timestamp_ns, "timestamp_ns"))
+        sample = _sample(frames, values, labels, timestamp_ns)
         _check(_recorder_record(self._live_handle(), ctypes.byref(sample)))
+
+    def track(self, object_id, frames, values, labels=None):
+        """Remembers a live object (e.g. id(obj)) allocated at `frames`; every
+        serialize adds it, until untrack, with its values at live_heap_types
+        (the other values must be 0)."""
+        sample = _sample(frames, values, labels, 0)
+        _check(_recorder_track(self._live_handle(), _int(object_id, "object_id", 0, 2**64 - 1),
+                               ctypes.byref(sample)))
+
+    def untrack(self, object_id):
+        """The object was freed; nothing happens if it is not tracked."""
+        _check(_recorder_untrack(self._live_handle(), _int(object_id, "object_id", 0, 2**64 - 1)))
 
     def record_endpoint(self, local_root_span_id, endpoint):
         """Samples whose numeric label "local root span id" is this one get

@@ -123,6 +123,27 @@ class RecorderTest(unittest.TestCase):
         _, _, pprof = self.recorder.serialize(compression="none")
         self.assertEqual(1, len(Decoded(pprof, compressed=False).samples))
 
+    def test_tracked_objects_come_out_until_untracked(self):
+        heap_types = [("heap-live-samples", "count"), ("heap-live-size", "bytes")]
+        alloc = [("Cache.fill", "app/cache.py", 30), ("<module>", "app.py", 1)]
+        with stackrec.Recorder(heap_types, live_heap_types=[0, 1]) as recorder:
+            recorder.track(0x1000, alloc, [1, 64], {"thread id": 7})
+            recorder.track(0x2000, alloc, [1, 192], {"thread id": 7})
+            for _ in range(2):  # alive across serializations
+                self.assertEqual(
+                    [(alloc, {"heap-live-samples": 2, "heap-live-size": 256}, {"thread id": 7})],
+                    Decoded(recorder.serialize()[2]).samples)
+            recorder.untrack(0x1000)
+            recorder.untrack(0x9999)  # never tracked: nothing happens
+            self.assertEqual(
+                [(alloc, {"heap-live-samples": 1, "heap-live-size": 192}, {"thread id": 7})],
+                Decoded(recorder.serialize()[2]).samples)
+            self.assertEqual(1, recorder.stats()["objects_tracked"])
+        with self.assertRaises(stackrec.InvalidArgumentError):
+            stackrec.Recorder(heap_types, live_heap_types=[5])  # past the sample types
+        with self.assertRaises(stackrec.InvalidArgumentError):
+            self.recorder.track(0x1000, alloc, [1, 1, 1])  # no live-heap types
+
     def test_disabled_types_are_left_out(self):
         with stackrec.Recorder(TYPES, enabled=[False, True, True]) as recorder:
             recorder.record(USERS_SHOW, [5, 1, 9])  # every value is still passed
