@@ -108,14 +108,7 @@ Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uin
 }
 
 Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id) {
-  scratch_.clear();
-  char field[48];
-  for (size_t i = 0; i < location_ids.size(); ++i) {
-    std::snprintf(field, sizeof(field), "location_ids[%zu]", i);
-    uint32_t index = 0;
-    STACKREC_RETURN_IF_ERROR(LocationIndex(location_ids[i], field, &index));
-    scratch_.push_back(index);
-  }
+  STACKREC_RETURN_IF_ERROR(LocationIndices(location_ids, "location_ids", &scratch_));
   STACKREC_RETURN_IF_ERROR(CheckInlining(scratch_, "location_ids"));
   STACKREC_RETURN_IF_ERROR(CheckRoom(stack_spans_.size(), "stacks"));
   const bool truncated = scratch_.size() > max_frames_;
@@ -131,10 +124,9 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
       last.inlined = false;
       scratch_.back() = locations_.Intern(last);
     }
-    const std::string name = "[" + std::to_string(cut) + " frames truncated]";
     STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
     Function fn;
-    (void)strings_.Intern(name, &fn.name);
+    (void)strings_.Intern(TruncatedFrameName(cut), &fn.name);
     Location pseudo;
     pseudo.function = functions_.Intern(fn);
     STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
@@ -151,6 +143,19 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
     truncated_.push_back(truncated);
   }
   *id = IdOf(span_indices_[span]);
+  return OkStatus();
+}
+
+Status Dictionary::LocationIndices(absl::Span<const uint32_t> ids, const char* array,
+                                   std::vector<uint32_t>* indices) const {
+  indices->clear();
+  char field[64];
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::snprintf(field, sizeof(field), "%s[%zu]", array, i);
+    uint32_t index = 0;
+    STACKREC_RETURN_IF_ERROR(LocationIndex(ids[i], field, &index));
+    indices->push_back(index);
+  }
   return OkStatus();
 }
 

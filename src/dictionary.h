@@ -61,6 +61,10 @@ class Dictionary {
   // `field` for an id that is stale or was never handed out.
   Status StackIndex(uint32_t id, const char* field, uint32_t* index) const;
   Status LocationIndex(uint32_t id, const char* field, uint32_t* index) const;
+  // The table indices of location ids `ids`, into *indices; errors name
+  // "<array>[i]".
+  Status LocationIndices(absl::Span<const uint32_t> ids, const char* array,
+                         std::vector<uint32_t>* indices) const;
   // Each inlined location among `indices` (a stack, leaf first) must be
   // followed by one at its address and mapping; errors name
   // "<array>[i]".

@@ -618,8 +618,7 @@ absl::Span<const LocationView> Profile::CutToMaxFrames(
   scratch_truncated_.assign(frames.begin(), frames.begin() + options_.max_frames);
   // The frame the last kept one was inlined into is cut: it stands alone.
   scratch_truncated_.back().inlined = false;
-  truncated_name_ = "[" + std::to_string(frames.size() - options_.max_frames) +
-                    " frames truncated]";
+  truncated_name_ = TruncatedFrameName(frames.size() - options_.max_frames);
   LocationView pseudo;
   pseudo.function.name = truncated_name_;
   scratch_truncated_.push_back(pseudo);
@@ -816,12 +815,8 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
       over_memory = true;
       uint32_t index = 0;
       if (sample.stack_id != 0) return dict.StackIndex(sample.stack_id, "sample.stack_id", &index);
-      char field[48];
-      for (size_t i = 0; i < sample.location_ids.size(); ++i) {
-        std::snprintf(field, sizeof(field), "sample.location_ids[%zu]", i);
-        STACKREC_RETURN_IF_ERROR(dict.LocationIndex(sample.location_ids[i], field, &index));
-      }
-      return OkStatus();
+      return dict.LocationIndices(sample.location_ids, "sample.location_ids",
+                                  &scratch_frame_indices_);
     }));
     if (over_memory) return AddOverflow({}, sample.labels);
   }
@@ -904,14 +899,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
                                   const Fingerprint& fingerprint, uint32_t* packed) {
   // Checked in full before anything is imported.
   std::vector<uint32_t>& indices = scratch_frame_indices_;
-  indices.clear();
-  char field[48];
-  for (size_t i = 0; i < ids.size(); ++i) {
-    std::snprintf(field, sizeof(field), "sample.location_ids[%zu]", i);
-    uint32_t index = 0;
-    STACKREC_RETURN_IF_ERROR(dict.LocationIndex(ids[i], field, &index));
-    indices.push_back(index);
-  }
+  STACKREC_RETURN_IF_ERROR(dict.LocationIndices(ids, "sample.location_ids", &indices));
   STACKREC_RETURN_IF_ERROR(dict.CheckInlining(indices, "sample.location_ids"));
   const bool truncated = indices.size() > options_.max_frames;
   const size_t kept = truncated ? options_.max_frames : indices.size();
@@ -926,8 +914,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
     last.inlined = false;
     scratch_locations_.back() = locations_.Intern(last);
     Function fn;
-    (void)strings_.Intern("[" + std::to_string(indices.size() - kept) + " frames truncated]",
-                          &fn.name);
+    (void)strings_.Intern(TruncatedFrameName(indices.size() - kept), &fn.name);
     Location pseudo;
     pseudo.function = functions_.Intern(fn);
     scratch_locations_.push_back(locations_.Intern(pseudo));

@@ -57,6 +57,12 @@ inline constexpr size_t kDefaultMaxMemoryBytes = size_t{1} << 30;
 // Below protobuf's 2 GiB message limit, which readers enforce.
 inline constexpr size_t kDefaultMaxOutputBytes = size_t{1} << 30;
 
+// The pseudo-frame that ends a stack cut to max_frames, `cut` frames
+// shorter (samples by string, by location ids and interned stacks alike).
+inline std::string TruncatedFrameName(size_t cut) {
+  return "[" + std::to_string(cut) + " frames truncated]";
+}
+
 // Pseudo-frames the caps write (pprof has no other way to say it).
 inline constexpr absl::string_view kStorageFullFrame = "[stackrec: storage full]";
 inline constexpr absl::string_view kOutputLimitFrame = "[stackrec: output limit]";
