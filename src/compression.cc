@@ -17,21 +17,28 @@ constexpr int kBufferBytes = 128 * 1024;
 // The room the compressors get at a time.
 constexpr size_t kOutputStep = 64 * 1024;
 
-// Makes kOutputStep bytes of room at the end of *out and returns where
-// they start; the caller trims back to what it wrote. The step is fixed,
+// Makes `want` bytes of room at the end of *out and returns where they
+// start; the caller trims back to what it wrote. Steps are bounded
+// (kOutputStep, or the compressor's bound for an input known whole),
 // because resize() zero-fills what it exposes (a step proportional to the
 // output would make the zero-filling quadratic); the capacity grows
 // geometrically, so reallocations stay logarithmic. By half, not double:
 // a reallocation holds the old and the new buffer at once, and the output
 // is the largest single allocation of a serialization.
-char* GrowOutput(std::string* out, size_t* room) {
+char* GrowOutput(std::string* out, size_t want) {
   const size_t old = out->size();
-  *room = kOutputStep;
-  if (out->capacity() < old + *room) {
-    out->reserve(std::max(out->capacity() + out->capacity() / 2, old + *room));
+  if (out->capacity() < old + want) {
+    out->reserve(std::max(out->capacity() + out->capacity() / 2, old + want));
   }
-  out->resize(old + *room);
+  out->resize(old + want);
   return &(*out)[old];
+}
+
+// The smallest b with 2^b >= n (0 for n <= 1).
+int CeilLog2(uint64_t n) {
+  int b = 0;
+  while (b < 63 && (uint64_t{1} << b) < n) ++b;
+  return b;
 }
 
 }  // namespace
@@ -39,6 +46,12 @@ char* GrowOutput(std::string* out, size_t* room) {
 class Codec {
  public:
   virtual ~Codec() = default;
+  // Called once, before the first Write. `whole` is the size of the whole
+  // input when it is known (a profile that fits the staging buffer arrives
+  // in one finishing Write), 0 otherwise: the compressor then sizes its
+  // state to the input instead of to its largest window, so a small
+  // profile costs kilobytes rather than megabytes of compressor memory.
+  virtual Status Start(uint64_t whole) = 0;
   // Compresses [data, data + size); `finish` ends the stream.
   virtual bool Write(const char* data, size_t size, bool finish) = 0;
 };
@@ -48,6 +61,10 @@ namespace {
 class NoneCodec final : public Codec {
  public:
   explicit NoneCodec(std::string* out) : out_(out) {}
+  Status Start(uint64_t whole) override {
+    out_->reserve(out_->size() + whole);
+    return OkStatus();
+  }
   bool Write(const char* data, size_t size, bool) override {
     out_->append(data, size);
     return true;
@@ -59,28 +76,43 @@ class NoneCodec final : public Codec {
 
 class GzipCodec final : public Codec {
  public:
-  GzipCodec(std::string* out, int level) : out_(out) {
+  GzipCodec(std::string* out, int level) : out_(out), level_(level) {
     std::memset(&z_, 0, sizeof(z_));
-    // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
-    ok_ = deflateInit2(&z_, level, Z_DEFLATED, 15 + 16, 8,
-                       Z_DEFAULT_STRATEGY) == Z_OK;
   }
   ~GzipCodec() override {
-    if (ok_) deflateEnd(&z_);
+    if (started_) deflateEnd(&z_);
   }
-  bool ok() const { return ok_; }
+
+  Status Start(uint64_t whole) override {
+    // A window no larger than the input finds the same matches; zlib
+    // takes 2^9 to 2^15. The hash (memLevel) shrinks with it: its full
+    // size is meant for inputs of many windows.
+    int window_bits = 15, mem_level = 8;
+    if (whole != 0) {
+      window_bits = std::min(15, std::max(9, CeilLog2(whole)));
+      mem_level = std::min(8, std::max(1, window_bits - 6));
+    }
+    // windowBits + 16: a gzip header and trailer rather than zlib's.
+    if (deflateInit2(&z_, level_, Z_DEFLATED, window_bits + 16, mem_level,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+      return Error(Code::kOutOfMemory, "zlib: deflateInit2 failed");
+    }
+    started_ = true;
+    if (whole != 0) step_ = deflateBound(&z_, static_cast<uLong>(whole));
+    return OkStatus();
+  }
 
   bool Write(const char* data, size_t size, bool finish) override {
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
     z_.avail_in = static_cast<uInt>(size);
     for (;;) {
-      size_t room;
       const size_t before = out_->size();
-      char* dst = GrowOutput(out_, &room);
+      char* dst = GrowOutput(out_, step_);
       z_.next_out = reinterpret_cast<Bytef*>(dst);
-      z_.avail_out = static_cast<uInt>(room);
+      z_.avail_out = static_cast<uInt>(step_);
       const int rc = deflate(&z_, finish ? Z_FINISH : Z_NO_FLUSH);
-      out_->resize(before + (room - z_.avail_out));
+      out_->resize(before + (step_ - z_.avail_out));
+      step_ = kOutputStep;
       if (rc == Z_STREAM_ERROR) return false;
       if (finish ? rc == Z_STREAM_END : z_.avail_in == 0 && z_.avail_out != 0) {
         return true;
@@ -90,31 +122,40 @@ class GzipCodec final : public Codec {
 
  private:
   std::string* out_;
+  const int level_;
   z_stream z_;
-  bool ok_ = false;
+  bool started_ = false;
+  size_t step_ = kOutputStep;  // the room the next deflate call gets
 };
 
 class ZstdCodec final : public Codec {
  public:
-  ZstdCodec(std::string* out, int level) : out_(out), cctx_(ZSTD_createCCtx()) {
-    ok_ = cctx_ != nullptr &&
-          !ZSTD_isError(
-              ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level)) &&
-          !ZSTD_isError(ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1));
-  }
+  ZstdCodec(std::string* out, int level) : out_(out), level_(level) {}
   ~ZstdCodec() override { ZSTD_freeCCtx(cctx_); }
-  bool ok() const { return ok_; }
+
+  Status Start(uint64_t whole) override {
+    cctx_ = ZSTD_createCCtx();
+    // zstd fits its window and tables to the input by itself when the
+    // whole input comes in one ZSTD_e_end call, as a known size does.
+    if (cctx_ == nullptr ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level_)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1))) {
+      return Error(Code::kOutOfMemory, "zstd: context set-up failed");
+    }
+    if (whole != 0) step_ = ZSTD_compressBound(static_cast<size_t>(whole));
+    return OkStatus();
+  }
 
   bool Write(const char* data, size_t size, bool finish) override {
     ZSTD_inBuffer in{data, size, 0};
     for (;;) {
-      size_t room;
       const size_t before = out_->size();
-      char* dst = GrowOutput(out_, &room);
-      ZSTD_outBuffer o{dst, room, 0};
+      char* dst = GrowOutput(out_, step_);
+      ZSTD_outBuffer o{dst, step_, 0};
       const size_t rc = ZSTD_compressStream2(
           cctx_, &o, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
       out_->resize(before + o.pos);
+      step_ = kOutputStep;
       if (ZSTD_isError(rc)) return false;
       // e_end is done when nothing is left to flush; e_continue when the
       // input is consumed (zstd keeps the rest buffered internally).
@@ -124,8 +165,9 @@ class ZstdCodec final : public Codec {
 
  private:
   std::string* out_;
-  ZSTD_CCtx* cctx_;
-  bool ok_ = false;
+  const int level_;
+  ZSTD_CCtx* cctx_ = nullptr;
+  size_t step_ = kOutputStep;  // the room the next call gets
 };
 
 }  // namespace
@@ -159,31 +201,23 @@ Status ValidateSerializeOptions(const SerializeOptions& options) {
                static_cast<int>(options.compression));
 }
 
-Status CompressingOutput::Create(const SerializeOptions& options,
-                                 std::string* out,
-                                 std::unique_ptr<CompressingOutput>* result) {
+std::unique_ptr<CompressingOutput> CompressingOutput::Create(
+    const SerializeOptions& options, std::string* out) {
   std::unique_ptr<Codec> codec;
   switch (options.compression) {
     case Compression::kNone:
       codec = std::make_unique<NoneCodec>(out);
       break;
-    case Compression::kGzip: {
-      auto gzip = std::make_unique<GzipCodec>(
+    case Compression::kGzip:
+      codec = std::make_unique<GzipCodec>(
           out, options.level == 0 ? kDefaultGzipLevel : options.level);
-      if (!gzip->ok()) return Error(Code::kOutOfMemory, "zlib: deflateInit2 failed");
-      codec = std::move(gzip);
       break;
-    }
-    case Compression::kZstd: {
-      auto zstd = std::make_unique<ZstdCodec>(
+    case Compression::kZstd:
+      codec = std::make_unique<ZstdCodec>(
           out, options.level == 0 ? kDefaultZstdLevel : options.level);
-      if (!zstd->ok()) return Error(Code::kOutOfMemory, "zstd: context set-up failed");
-      codec = std::move(zstd);
       break;
-    }
   }
-  result->reset(new CompressingOutput(std::move(codec)));
-  return OkStatus();
+  return std::unique_ptr<CompressingOutput>(new CompressingOutput(std::move(codec)));
 }
 
 CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec)
@@ -192,9 +226,15 @@ CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec)
 CompressingOutput::~CompressingOutput() = default;
 
 bool CompressingOutput::Flush(bool finish) {
-  if (failed_) return false;
+  if (!status_.ok()) return false;
+  if (!started_) {
+    // The whole input is known when the first flush is the last one.
+    status_ = codec_->Start(finish ? static_cast<uint64_t>(used_) : 0);
+    started_ = true;
+    if (!status_.ok()) return false;
+  }
   if (!codec_->Write(buffer_.get(), static_cast<size_t>(used_), finish)) {
-    failed_ = true;
+    status_ = Error(Code::kInternal, "the compressor failed while encoding");
     return false;
   }
   total_ += used_;
@@ -213,10 +253,8 @@ bool CompressingOutput::Next(void** data, int* size) {
 void CompressingOutput::BackUp(int count) { used_ -= count; }
 
 Status CompressingOutput::Finish() {
-  if (!Flush(true)) {
-    return Error(Code::kInternal, "the compressor failed while encoding");
-  }
-  return OkStatus();
+  Flush(true);
+  return status_;
 }
 
 }  // namespace stackrec

@@ -41,8 +41,10 @@ class Codec;
 class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStream {
  public:
   // `options` must be valid; `out` receives the compressed bytes (appended).
-  static Status Create(const SerializeOptions& options, std::string* out,
-                       std::unique_ptr<CompressingOutput>* result);
+  // The compressor is set up at the first flush, sized to the input when
+  // that flush is the last (see Codec::Start).
+  static std::unique_ptr<CompressingOutput> Create(const SerializeOptions& options,
+                                                   std::string* out);
   ~CompressingOutput() override;
 
   bool Next(void** data, int* size) override;
@@ -51,6 +53,7 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
 
   // Compresses what is buffered and ends the stream. Call once, after the
   // last write (and after any CodedOutputStream on top has been destroyed).
+  // The first failure of the compressor, if any, is what it returns.
   Status Finish();
 
  private:
@@ -61,7 +64,8 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
   std::unique_ptr<char[]> buffer_;
   int used_ = 0;
   int64_t total_ = 0;
-  bool failed_ = false;
+  bool started_ = false;  // Codec::Start has run
+  Status status_;         // the first failure; Next fails after it
 };
 
 }  // namespace stackrec

@@ -741,15 +741,12 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
                    const SampleSelection* selection) {
   Encoder encoder(profile, end_ns, selection);
   encoder.MarkAll();
-  std::unique_ptr<CompressingOutput> sink;
-  STACKREC_RETURN_IF_ERROR(CompressingOutput::Create(options, out, &sink));
+  const std::unique_ptr<CompressingOutput> sink = CompressingOutput::Create(options, out);
   {
     CodedOutputStream coded(sink.get());
     encoder.Write(&coded);
     coded.Trim();
-    if (coded.HadError()) {
-      return Error(Code::kInternal, "the compressor failed while encoding");
-    }
+    if (coded.HadError()) return sink->Finish();
   }
   encoder.Count(stats);
   stats->uncompressed_bytes = static_cast<uint64_t>(sink->ByteCount());

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// CompressingOutput on its own: what it writes and how much room it takes.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "catch2/catch.hpp"
+#include "compression.h"
+#include "decompress.h"
+
+namespace {
+
+using stackrec::Compression;
+using stackrec::CompressingOutput;
+using stackrec::SerializeOptions;
+using stackrec_test::DecompressAny;
+
+// `size` bytes of a varint-like stream: small numbers with some repeats,
+// as a pprof is.
+std::string Payload(size_t size) {
+  std::string s;
+  uint64_t x = 88172645463325252ull;
+  while (s.size() < size) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s.push_back(static_cast<char>(x % 64));
+  }
+  return s;
+}
+
+// Writes `payload` through a CompressingOutput in the pieces Next() offers.
+std::string Compress(Compression c, const std::string& payload) {
+  std::string out;
+  const auto sink = CompressingOutput::Create(SerializeOptions{c, 0}, &out);
+  size_t at = 0;
+  while (at < payload.size()) {
+    void* data;
+    int size;
+    REQUIRE(sink->Next(&data, &size));
+    const size_t n = std::min(static_cast<size_t>(size), payload.size() - at);
+    std::memcpy(data, payload.data() + at, n);
+    sink->BackUp(size - static_cast<int>(n));
+    at += n;
+  }
+  CHECK(sink->ByteCount() == static_cast<int64_t>(payload.size()));
+  REQUIRE(sink->Finish().ok());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a small output is written into room sized to it") {
+  // The output of a profile that reaches the compressor whole gets the
+  // compressor's bound for that input, not a fixed step of 64 KiB.
+  const std::string payload = Payload(3000);
+  for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+    INFO("compression " << static_cast<int>(c));
+    const std::string out = Compress(c, payload);
+    CHECK(out.capacity() < 4 * 1024);
+    std::string back;
+    REQUIRE(DecompressAny(out, &back));
+    CHECK(back == payload);
+  }
+}
+
+TEST_CASE("outputs larger than the staging buffer stream through every codec") {
+  for (size_t size : {size_t{128} * 1024, size_t{128} * 1024 + 1, size_t{3} << 20}) {
+    const std::string payload = Payload(size);
+    for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+      INFO("size " << size << ", compression " << static_cast<int>(c));
+      const std::string out = Compress(c, payload);
+      std::string back;
+      REQUIRE(DecompressAny(out, &back));
+      CHECK(back == payload);
+    }
+  }
+}
