@@ -477,7 +477,7 @@ Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
 }
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
-  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  const Key key{stack, labels};
   if (auto it = key_index_.find(key); it != key_index_.end()) {
     SumInto(it->second);
   } else {
@@ -492,13 +492,13 @@ void Profile::SumInto(uint32_t row) {
   }
 }
 
-void Profile::InsertKey(uint64_t key) {
+void Profile::InsertKey(Key key) {
   // Grow the vectors before indexing the key, so that an allocation failure
   // leaves the profile as it was.
   ReserveFor(keys_, 1);
   ReserveFor(values_, stored_values_);
   key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
-  keys_.push_back(Key{static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key)});
+  keys_.push_back(key);
   values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
 }
 
@@ -601,7 +601,7 @@ Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const Location
     return OkStatus();
   }
   // One lookup: the common case is a key seen before.
-  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  const Key key{stack, labels};
   if (auto it = key_index_.find(key); it != key_index_.end()) {
     SumInto(it->second);
     return OkStatus();
@@ -708,7 +708,7 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
                        KeyUndo* undo) {
-  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  const Key key{stack, labels};
   scratch_values_.assign(values, values + stored_values_);
   if (auto it = key_index_.find(key); it != key_index_.end()) {
     if (undo != nullptr && it->second < undo->key_count) {
@@ -727,8 +727,7 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
 void Profile::Undo(const KeyUndo& undo) {
   // Newest rows first, so that erasing never moves a row still to erase.
   for (size_t i = keys_.size(); i > undo.key_count; --i) {
-    const Key& k = keys_[i - 1];
-    key_index_.erase((uint64_t{k.stack} << 32) | k.labels);
+    key_index_.erase(keys_[i - 1]);
   }
   keys_.resize(std::min(keys_.size(), undo.key_count));
   values_.resize(keys_.size() * stored_values_);
@@ -739,14 +738,14 @@ void Profile::Undo(const KeyUndo& undo) {
 }
 
 uint32_t Profile::HeapRow(uint32_t stack, uint32_t labels) {
-  const uint64_t key = (uint64_t{stack} << 32) | labels;
+  const Key key{stack, labels};
   if (auto it = heap_index_.find(key); it != heap_index_.end()) return it->second;
   // Grow the vectors before indexing the key: a throw changes nothing.
   ReserveFor(heap_keys_, 1);
   ReserveFor(heap_values_, heap_width_);
   const auto row = static_cast<uint32_t>(heap_keys_.size());
   heap_index_.emplace(key, row);
-  heap_keys_.push_back(Key{stack, labels});
+  heap_keys_.push_back(key);
   heap_values_.insert(heap_values_.end(), heap_width_, 0);
   return row;
 }

@@ -326,8 +326,15 @@ class Profile {
   StringId trace_endpoint_key() const { return trace_endpoint_key_; }
 
  private:
+  // A key of the aggregate. As the index's key it keeps the slot (key and
+  // row) at 12 bytes; a 64-bit key would pad it to 16.
   struct Key {
     uint32_t stack, labels;
+    bool operator==(const Key& o) const { return stack == o.stack && labels == o.labels; }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& k) {
+      return H::combine(std::move(h), uint64_t{k.stack} << 32 | k.labels);
+    }
   };
   struct Timed {
     uint32_t stack, labels;
@@ -375,10 +382,9 @@ class Profile {
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
   void AggregateInto(uint32_t stack, uint32_t labels);
-  // Adds scratch_values_ to key row `row`, or to a new row for `key`
-  // (stack << 32 | labels).
+  // Adds scratch_values_ to key row `row`, or to a new row for `key`.
   void SumInto(uint32_t row);
-  void InsertKey(uint64_t key);
+  void InsertKey(Key key);
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // `frame_hashes` are the frames' hashes from FingerprintFrames.
@@ -399,8 +405,8 @@ class Profile {
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
 
-  // (stack << 32 | labels) -> index into keys_.
-  absl::flat_hash_map<uint64_t, uint32_t> key_index_;
+  // (stack, labels) -> index into keys_.
+  absl::flat_hash_map<Key, uint32_t> key_index_;
   std::vector<Key> keys_;
   std::vector<int64_t> values_;
   std::vector<Timed> timed_;
@@ -408,9 +414,9 @@ class Profile {
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
   absl::flat_hash_map<StringId, int64_t> endpoint_counts_;
 
-  // Heap deltas: (stack << 32 | labels) -> index into heap_keys_.
+  // Heap deltas: (stack, labels) -> index into heap_keys_.
   size_t heap_width_ = 0;
-  absl::flat_hash_map<uint64_t, uint32_t> heap_index_;
+  absl::flat_hash_map<Key, uint32_t> heap_index_;
   std::vector<Key> heap_keys_;
   std::vector<int64_t> heap_values_;
 
