@@ -201,15 +201,15 @@ class Profile {
   void Reset(int64_t start_ns);
   // A new, empty profile starting at start_ns that already holds the
   // strings, functions, mappings, locations, stacks and label sets this
-  // one's samples use, with their fingerprints, and room for as many keys.
+  // one's samples use, with their fingerprints.
   // What a recorder slot becomes after serialization: the next profile
   // finds its recurring stacks without interning them again, and entries
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
-  // Drops the samples, endpoints and heap deltas but keeps every interned
-  // entry and cache: the cheap alternative to CarryOver when most entries
-  // are still in use.
+  // Drops the samples (and frees their storage), endpoints and heap deltas
+  // but keeps every interned entry and cache: the cheap alternative to
+  // CarryOver when most entries are still in use.
   void ClearSamples(int64_t start_ns);
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
 

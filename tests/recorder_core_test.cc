@@ -111,3 +111,34 @@ TEST_CASE("slots keep their tables while they are in use and shed what stops bei
   // Label sets of finished requests are dropped; the rest is kept.
   CHECK(most <= 2 * at_flip_10);
 }
+
+TEST_CASE("a slot cleared for the next interval frees its keys' storage") {
+  // A recorder clears a slot whose entries are still in use; the slot then
+  // waits a whole interval while the other fills, so it must not keep the
+  // key index and rows of the interval it had.
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::Profile profile(options, 0, 0);
+  const int64_t one = 1;
+  stackrec::LocationView frame;
+  frame.function.name = "work";
+  constexpr int kKeys = 20000;
+  for (int i = 0; i < kKeys; ++i) {
+    stackrec::LabelView label;
+    label.key = "thread id";
+    label.num = i;
+    stackrec::SampleView sample;
+    sample.locations = absl::MakeConstSpan(&frame, 1);
+    sample.values = absl::MakeConstSpan(&one, 1);
+    sample.labels = absl::MakeConstSpan(&label, 1);
+    REQUIRE(profile.Add(sample).ok());
+  }
+  REQUIRE(profile.key_count() == kKeys);
+  const size_t full = profile.MemoryBytes();
+  profile.ClearSamples(0);
+  CHECK(profile.key_count() == 0);
+  // Each key held at least its (stack, labels), one value and an index
+  // slot (12 bytes and a control byte).
+  CHECK(full - profile.MemoryBytes() >= size_t{kKeys} * (8 + 8 + 13));
+}
