@@ -11,8 +11,12 @@
 namespace stackrec {
 namespace {
 
-// Big enough that per-call overhead of the compressors vanishes, small
-// enough to stay in L2.
+// The staging buffer starts small and doubles until nothing has been
+// flushed yet and it holds kBufferBytes: a small profile allocates about
+// its own size, and one that fits reaches the compressor whole (see
+// Codec::Start). Full-grown it is big enough that the compressors'
+// per-call overhead vanishes and small enough to stay in L2.
+constexpr int kFirstBufferBytes = 4 * 1024;
 constexpr int kBufferBytes = 128 * 1024;
 // The room the compressors get at a time.
 constexpr size_t kOutputStep = 64 * 1024;
@@ -221,7 +225,9 @@ std::unique_ptr<CompressingOutput> CompressingOutput::Create(
 }
 
 CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec)
-    : codec_(std::move(codec)), buffer_(new char[kBufferBytes]) {}
+    : codec_(std::move(codec)),
+      buffer_(new char[kFirstBufferBytes]),
+      capacity_(kFirstBufferBytes) {}
 
 CompressingOutput::~CompressingOutput() = default;
 
@@ -243,10 +249,20 @@ bool CompressingOutput::Flush(bool finish) {
 }
 
 bool CompressingOutput::Next(void** data, int* size) {
-  if (used_ == kBufferBytes && !Flush(false)) return false;
+  if (used_ == capacity_) {
+    if (capacity_ < kBufferBytes) {
+      // Only before the first flush: capacity_ reaches kBufferBytes first.
+      std::unique_ptr<char[]> grown(new char[2 * capacity_]);
+      std::memcpy(grown.get(), buffer_.get(), static_cast<size_t>(used_));
+      buffer_ = std::move(grown);
+      capacity_ *= 2;
+    } else if (!Flush(false)) {
+      return false;
+    }
+  }
   *data = buffer_.get() + used_;
-  *size = kBufferBytes - used_;
-  used_ = kBufferBytes;
+  *size = capacity_ - used_;
+  used_ = capacity_;
   return true;
 }
 

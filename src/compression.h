@@ -62,6 +62,7 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
 
   std::unique_ptr<Codec> codec_;
   std::unique_ptr<char[]> buffer_;
+  int capacity_;  // of buffer_: doubles up to kBufferBytes, then stays
   int used_ = 0;
   int64_t total_ = 0;
   bool started_ = false;  // Codec::Start has run
