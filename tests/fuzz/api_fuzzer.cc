@@ -3,7 +3,10 @@
 //
 // A libFuzzer target that drives the C API with a byte-coded sequence of
 // calls (profile new / add / set_endpoint / serialize / reset, recorder
-// record / record_endpoint / serialize), and checks, after every call, its
+// record / record_endpoint / serialize, and on both the pre-interned path:
+// intern_function / intern_location / intern_stack, add_ids / record_ids by
+// stack id or location ids, forget_ids; frames may be inlined into their
+// caller), and checks, after every call, its
 // status against a reference model's verdict and, after every serialize,
 // that the output decodes to exactly what the model holds. Any difference
 // aborts, which libFuzzer reports as a crash.
@@ -95,6 +98,9 @@ bool ValidUtf8(const std::string& s) {
 struct Frame {
   std::string name, file;
   int64_t line = 0;
+  bool inlined = false;  // into the next frame (same address and mapping: all 0 here)
+
+  bool has_function() const { return !name.empty() || !file.empty(); }
 };
 struct LabelIn {
   std::string key, str, unit;
@@ -136,8 +142,15 @@ struct Model {
     endpoints.clear();
   }
 
+  // An inlined frame needs a caller after it; the fuzzer's frames all share
+  // address 0 and no mapping, so that is the whole rule here.
+  static bool InliningValid(const std::vector<Frame>& frames) {
+    return frames.empty() || !frames.back().inlined;
+  }
+
   bool Accepts(const SampleIn& s) const {
     if (s.values.size() != enabled.size()) return false;
+    if (!InliningValid(s.frames)) return false;
     for (size_t i = 0; i < s.labels.size(); ++i) {
       const LabelIn& l = s.labels[i];
       if (l.key.empty()) return false;
@@ -154,13 +167,38 @@ struct Model {
     return true;
   }
 
+  // True if the output could not tell `frames` from other frames: an
+  // inlined frame without a function, or inlined into one without a
+  // function, gives no line, so its location reads like a plainer one. The
+  // fuzzer never sends such stacks (valid as they are; see
+  // tests/inline_frames_test.cc), so that the output's lines pin the input.
+  static bool Ambiguous(const std::vector<Frame>& frames) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (frames[i].inlined && (!frames[i].has_function() ||
+                                (i + 1 < frames.size() && !frames[i + 1].has_function()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The frames as the output's locations read, line by line: a run of
+  // frames inlined into the next is one location with a line per frame,
+  // callee first, every line but the location's last marked "^"; a frame
+  // with no function is a location without lines, read as one empty frame.
+  static std::vector<std::string> FrameTexts(const std::vector<Frame>& frames) {
+    std::vector<std::string> texts;
+    for (const Frame& f : frames) {
+      texts.push_back(!f.has_function() ? FrameText("", "", 0)
+                                        : std::string(f.inlined ? "^" : "") +
+                                              FrameText(f.name, f.file, f.line));
+    }
+    return texts;
+  }
+
   void Add(const SampleIn& s) {
     Key key;
-    for (const Frame& f : s.frames) {
-      // A frame with no function keeps no line.
-      const bool no_function = f.name.empty() && f.file.empty();
-      key.first.push_back(FrameText(f.name, f.file, no_function ? 0 : f.line));
-    }
+    key.first = FrameTexts(s.frames);
     for (const LabelIn& l : s.labels) key.second.push_back(LabelText(l.key, l.str, l.num, l.unit));
     std::vector<int64_t> values;
     for (size_t i = 0; i < enabled.size(); ++i) {
@@ -250,10 +288,14 @@ void CheckOutput(const stackrec_encoded* e, const Model& m,
         key.first.push_back(FrameText("", "", 0));
         continue;
       }
-      auto fn = functions.find(loc.line(0).function_id());
-      if (fn == functions.end()) Fail("location refers to an undefined function");
-      key.first.push_back(FrameText(str(fn->second->name()), str(fn->second->filename()),
-                                    loc.line(0).line()));
+      for (int k = 0; k < loc.line_size(); ++k) {  // callee first
+        const auto& line = loc.line(k);
+        auto fn = functions.find(line.function_id());
+        if (fn == functions.end()) Fail("location refers to an undefined function");
+        key.first.push_back(std::string(k + 1 < loc.line_size() ? "^" : "") +
+                            FrameText(str(fn->second->name()), str(fn->second->filename()),
+                                      line.line()));
+      }
     }
     for (const auto& l : s.label()) {
       key.second.push_back(LabelText(str(l.key()), str(l.str()), l.num(), str(l.num_unit())));
@@ -289,6 +331,7 @@ struct CSample {
       loc.function.name = {f.name.data(), f.name.size()};
       loc.function.filename = {f.file.data(), f.file.size()};
       loc.line = f.line;
+      loc.inlined = f.inlined;
       locations.push_back(loc);
     }
     for (const LabelIn& l : in.labels) {
@@ -309,15 +352,30 @@ struct CSample {
   }
 };
 
-SampleIn ReadSample(Input& in, size_t types) {
-  SampleIn s;
+std::vector<Frame> ReadFrames(Input& in) {
+  std::vector<Frame> frames;
   for (size_t depth = in.Byte() % 10; depth > 0; --depth) {
     Frame f;
     f.name = in.Str();
     f.file = in.Str();
-    f.line = in.Byte() % 4;
-    s.frames.push_back(f);
+    const uint8_t line = in.Byte();
+    f.line = line % 4;
+    f.inlined = line >= 0xF0;
+    frames.push_back(f);
   }
+  // Only unambiguous inlining (see Model::Ambiguous); an inlined last frame
+  // stays, for the library to refuse.
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Frame& f = frames[i];
+    f.inlined = f.inlined && f.has_function() &&
+                (i + 1 == frames.size() || frames[i + 1].has_function());
+  }
+  return frames;
+}
+
+// A sample's labels, values and timestamp.
+void ReadRest(Input& in, size_t types, SampleIn* out) {
+  SampleIn& s = *out;
   for (size_t n = in.Byte() % 4; n > 0; --n) {
     LabelIn l;
     l.key = in.Str();
@@ -340,7 +398,150 @@ SampleIn ReadSample(Input& in, size_t types) {
     s.values.push_back(kind >= 0xF0 ? static_cast<int64_t>(in.U64()) : kind);
   }
   if (in.Byte() % 4 == 0) s.timestamp = static_cast<int64_t>(in.Byte()) + 1;
+}
+
+SampleIn ReadSample(Input& in, size_t types) {
+  SampleIn s;
+  s.frames = ReadFrames(in);
+  ReadRest(in, types, &s);
   return s;
+}
+
+// ---- Pre-interned ids --------------------------------------------------------
+
+// What a profile's or recorder's dictionary holds, by id, and the ids a
+// forget_ids made stale (refused for the next 255 forgets; the fuzzer stops
+// forgetting well before that, so a stale id is never a new one).
+struct DictModel {
+  std::vector<std::pair<uint32_t, std::vector<Frame>>> stacks;
+  std::vector<std::pair<uint32_t, Frame>> locations;
+  std::vector<uint32_t> stale;
+  int forgets = 0;
+};
+constexpr int kMaxForgets = 200;
+// An index past any table the fuzzer fills, in generation 0: never valid
+// (out of range, or stale once the generation moved on).
+constexpr uint32_t kBadId = 0x00FFFFFF;
+
+// The C calls of one handle, profile or recorder.
+struct IdCalls {
+  stackrec_profile* profile;
+  stackrec_recorder* recorder;
+  stackrec_status Function(const stackrec_function* f, uint32_t* id) const {
+    return profile != nullptr ? stackrec_profile_intern_function(profile, f, id)
+                              : stackrec_recorder_intern_function(recorder, f, id);
+  }
+  stackrec_status Location(const stackrec_interned_location* l, uint32_t* id) const {
+    return profile != nullptr ? stackrec_profile_intern_location(profile, l, id)
+                              : stackrec_recorder_intern_location(recorder, l, id);
+  }
+  stackrec_status Stack(const std::vector<uint32_t>& ids, uint32_t* id) const {
+    return profile != nullptr
+               ? stackrec_profile_intern_stack(profile, ids.data(), ids.size(), id)
+               : stackrec_recorder_intern_stack(recorder, ids.data(), ids.size(), id);
+  }
+  stackrec_status Add(const stackrec_id_sample* s) const {
+    return profile != nullptr ? stackrec_profile_add_ids(profile, s)
+                              : stackrec_recorder_record_ids(recorder, s);
+  }
+  stackrec_status Forget() const {
+    return profile != nullptr ? stackrec_profile_forget_ids(profile)
+                              : stackrec_recorder_forget_ids(recorder);
+  }
+};
+
+// Interns `frames` function by function, location by location, then as a
+// stack, checking each status against the model's verdict.
+void InternStack(const IdCalls& calls, const std::vector<Frame>& frames, DictModel* dict) {
+  std::vector<uint32_t> ids;
+  for (const Frame& f : frames) {
+    stackrec_interned_location loc{};
+    if (f.has_function()) {
+      const stackrec_function fn{{f.name.data(), f.name.size()}, {nullptr, 0},
+                                 {f.file.data(), f.file.size()}, 0};
+      const bool valid = ValidUtf8(f.name) && ValidUtf8(f.file);
+      if ((calls.Function(&fn, &loc.function_id) == STACKREC_OK) != valid) {
+        Fail("intern_function: status disagrees with the model");
+      }
+      if (!valid) return;
+    }
+    loc.line = f.line;
+    loc.inlined = f.inlined;
+    uint32_t id = 0;
+    if (calls.Location(&loc, &id) != STACKREC_OK) Fail("intern_location failed");
+    dict->locations.emplace_back(id, f);
+    ids.push_back(id);
+  }
+  uint32_t id = 0;
+  const bool valid = Model::InliningValid(frames);
+  if ((calls.Stack(ids, &id) == STACKREC_OK) != valid) {
+    Fail("intern_stack: status disagrees with the model");
+  }
+  if (valid) dict->stacks.emplace_back(id, frames);
+}
+
+// Adds a sample by stack id or by location ids: mostly ids the model knows,
+// sometimes stale or never-issued ones.
+void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations,
+             const DictModel& dict, Model* model) {
+  SampleIn s;
+  bool ids_valid = true;
+  auto pick = [&](const auto& known) -> const auto* {
+    const uint8_t b = in.Byte();
+    if (b < 0xF0 && !known.empty()) return &known[b % known.size()];
+    ids_valid = false;
+    return static_cast<decltype(&known[0])>(nullptr);
+  };
+  auto bad_id = [&]() {
+    const uint8_t b = in.Byte();
+    return !dict.stale.empty() && b % 2 == 0 ? dict.stale[(b / 2) % dict.stale.size()] : kBadId;
+  };
+  uint32_t stack_id = 0;
+  std::vector<uint32_t> location_ids;
+  if (!by_locations) {
+    if (const auto* known = pick(dict.stacks)) {
+      stack_id = known->first;
+      s.frames = known->second;
+    } else {
+      stack_id = bad_id();
+    }
+  } else {
+    for (size_t n = in.Byte() % 6; n > 0; --n) {
+      if (const auto* known = pick(dict.locations)) {
+        location_ids.push_back(known->first);
+        s.frames.push_back(known->second);
+      } else {
+        location_ids.push_back(bad_id());
+      }
+    }
+  }
+  ReadRest(in, types, &s);
+  if (Model::Ambiguous(s.frames)) return;
+  CSample c(s);
+  stackrec_id_sample sample{};
+  sample.stack_id = stack_id;
+  sample.location_ids = location_ids.data();
+  sample.location_ids_len = location_ids.size();
+  sample.values = c.sample.values;
+  sample.values_len = c.sample.values_len;
+  sample.labels = c.sample.labels;
+  sample.labels_len = c.sample.labels_len;
+  sample.timestamp_ns = c.sample.timestamp_ns;
+  const bool accepted = ids_valid && model->Accepts(s);
+  if ((calls.Add(&sample) == STACKREC_OK) != accepted) {
+    Fail("add_ids: status disagrees with the model");
+  }
+  if (accepted) model->Add(s);
+}
+
+void Forget(const IdCalls& calls, DictModel* dict) {
+  if (dict->forgets == kMaxForgets) return;
+  if (calls.Forget() != STACKREC_OK) Fail("forget_ids failed");
+  ++dict->forgets;
+  for (const auto& [id, frames] : dict->stacks) dict->stale.push_back(id);
+  for (const auto& [id, frame] : dict->locations) dict->stale.push_back(id);
+  dict->stacks.clear();
+  dict->locations.clear();
 }
 
 }  // namespace
@@ -377,8 +578,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Endpoints the recorder's previous profile had; they carry one flip.
   std::map<uint64_t, std::string> recorder_previous_endpoints;
 
+  DictModel profile_dict, recorder_dict;
+  const IdCalls profile_calls{profile, nullptr}, recorder_calls{nullptr, recorder};
+
   while (!in.empty()) {
-    const uint8_t op = in.Byte() % 7;
+    const uint8_t code = in.Byte();
+    if (code >= 0xE0) {  // the pre-interned path, on the profile or the recorder
+      const bool on_profile = in.Byte() % 2 == 0;
+      const IdCalls& calls = on_profile ? profile_calls : recorder_calls;
+      DictModel& dict = on_profile ? profile_dict : recorder_dict;
+      Model& m = on_profile ? profile_model : recorder_model;
+      switch (code % 4) {
+        case 0: InternStack(calls, ReadFrames(in), &dict); break;
+        case 1: AddById(calls, in, types, false, dict, &m); break;
+        case 2: AddById(calls, in, types, true, dict, &m); break;
+        default: Forget(calls, &dict); break;
+      }
+      continue;
+    }
+    const uint8_t op = code % 7;
     if (op == 0 || op == 4) {  // add, or record into the recorder
       const SampleIn s = ReadSample(in, types);
       CSample c(s);
