@@ -4,32 +4,12 @@
 // CompressingOutput on its own: what it writes and how much room it takes.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "catch2/catch.hpp"
 #include "compression.h"
 #include "decompress.h"
-
-// The largest block operator new handed out while `watching` (operator new
-// is replaceable; zlib and zstd allocate with malloc and are not counted).
-namespace {
-bool watching = false;
-size_t largest = 0;
-}  // namespace
-
-void* operator new(size_t size) {
-  if (watching) largest = std::max(largest, size);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -52,8 +32,9 @@ std::string Payload(size_t size) {
   return s;
 }
 
-// Writes `payload` through a CompressingOutput in the pieces Next() offers.
-std::string Compress(Compression c, const std::string& payload) {
+// Writes `payload` through a CompressingOutput in the pieces Next() offers;
+// *largest_offer is the largest piece, the staging buffer's size.
+std::string Compress(Compression c, const std::string& payload, int* largest_offer = nullptr) {
   std::string out;
   const auto sink = CompressingOutput::Create(SerializeOptions{c, 0}, &out);
   size_t at = 0;
@@ -61,6 +42,7 @@ std::string Compress(Compression c, const std::string& payload) {
     void* data;
     int size;
     REQUIRE(sink->Next(&data, &size));
+    if (largest_offer != nullptr) *largest_offer = std::max(*largest_offer, size);
     const size_t n = std::min(static_cast<size_t>(size), payload.size() - at);
     std::memcpy(data, payload.data() + at, n);
     sink->BackUp(size - static_cast<int>(n));
@@ -80,13 +62,11 @@ TEST_CASE("a small output is staged and written in room sized to it") {
   const std::string payload = Payload(3000);
   for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
     INFO("compression " << static_cast<int>(c));
-    largest = 0;
-    watching = true;
-    const std::string out = Compress(c, payload);
-    watching = false;
+    int largest_offer = 0;
+    const std::string out = Compress(c, payload, &largest_offer);
     // The staging buffer and the output each about the payload's size, not
     // the 128 KiB and 64 KiB blocks a large profile streams through.
-    CHECK(largest <= 4 * 1024);
+    CHECK(largest_offer <= 4 * 1024);
     CHECK(out.capacity() < 4 * 1024);
     std::string back;
     REQUIRE(DecompressAny(out, &back));
