@@ -114,23 +114,12 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
   const bool truncated = scratch_.size() > max_frames_;
   if (truncated) {
     // Deeper than max_frames: the leaf side and a frame that says how much
-    // was cut, as Profile::Add does. The last kept frame's caller is gone,
-    // so it stands alone (not inlined).
+    // was cut, as Profile::Add does.
+    STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size() + 1, "locations"));
+    STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
     const size_t cut = scratch_.size() - max_frames_;
     scratch_.resize(max_frames_);
-    Location last = locations_.Get(scratch_.back());
-    if (last.inlined) {
-      STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
-      last.inlined = false;
-      scratch_.back() = locations_.Intern(last);
-    }
-    STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
-    Function fn;
-    (void)strings_.Intern(TruncatedFrameName(cut), &fn.name);
-    Location pseudo;
-    pseudo.function = functions_.Intern(fn);
-    STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
-    scratch_.push_back(locations_.Intern(pseudo));
+    EndTruncatedStack(cut, &strings_, &functions_, &locations_, &scratch_);
   }
   // Grown first, so that the pushes below cannot throw.
   ReserveFor(truncated_, 1);

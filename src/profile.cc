@@ -10,6 +10,21 @@
 #include "utf8.h"
 
 namespace stackrec {
+
+void EndTruncatedStack(size_t cut, StringTable* strings, ValueTable<Function>* functions,
+                       ValueTable<Location>* locations, std::vector<uint32_t>* kept) {
+  Location last = locations->Get(kept->back());
+  if (last.inlined) {
+    last.inlined = false;
+    kept->back() = locations->Intern(last);
+  }
+  Function fn;
+  // An ASCII name: interning cannot fail on bad input.
+  (void)strings->Intern(TruncatedFrameName(cut), &fn.name);
+  Location pseudo;
+  pseudo.function = functions->Intern(fn);
+  kept->push_back(locations->Intern(pseudo));
+}
 namespace {
 
 bool IsNoMapping(const MappingView& m) {
@@ -908,16 +923,8 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
     scratch_locations_.push_back(ImportLocation(dict, indices[i]));
   }
   if (truncated) {
-    // As CutToMaxFrames: the last kept frame stands alone, then a frame
-    // that says how much was cut.
-    Location last = locations_.Get(scratch_locations_.back());
-    last.inlined = false;
-    scratch_locations_.back() = locations_.Intern(last);
-    Function fn;
-    (void)strings_.Intern(TruncatedFrameName(indices.size() - kept), &fn.name);
-    Location pseudo;
-    pseudo.function = functions_.Intern(fn);
-    scratch_locations_.push_back(locations_.Intern(pseudo));
+    EndTruncatedStack(indices.size() - kept, &strings_, &functions_, &locations_,
+                      &scratch_locations_);
   }
   *packed = stacks_.Intern(scratch_locations_) | (truncated ? kTruncatedBit : 0);
   imported_id_stacks_.emplace(fingerprint, *packed);

@@ -121,6 +121,15 @@ struct Location {
   }
 };
 
+// Ends a stack of location ids cut to its leaf-side `kept` (ids into
+// `locations`) after `cut` more frames: the last kept frame stands alone
+// (what it was inlined into is gone) and a pseudo-frame named by
+// TruncatedFrameName(cut) follows. The one cut of interned stacks and
+// location-id samples, in a Dictionary or a Profile; the tables must have
+// room for two locations and a function more.
+void EndTruncatedStack(size_t cut, StringTable* strings, ValueTable<Function>* functions,
+                       ValueTable<Location>* locations, std::vector<uint32_t>* kept);
+
 struct Label {
   StringId key = 0, str = 0, num_unit = 0;
   int64_t num = 0;
