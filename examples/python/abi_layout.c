@@ -61,6 +61,23 @@ int main(void) {
   FIELD(stackrec_sample, labels_len);
   FIELD(stackrec_sample, timestamp_ns);
 
+  STRUCT(stackrec_interned_location);
+  FIELD(stackrec_interned_location, mapping_id);
+  FIELD(stackrec_interned_location, function_id);
+  FIELD(stackrec_interned_location, address);
+  FIELD(stackrec_interned_location, line);
+  FIELD(stackrec_interned_location, inlined);
+
+  STRUCT(stackrec_id_sample);
+  FIELD(stackrec_id_sample, stack_id);
+  FIELD(stackrec_id_sample, location_ids);
+  FIELD(stackrec_id_sample, location_ids_len);
+  FIELD(stackrec_id_sample, values);
+  FIELD(stackrec_id_sample, values_len);
+  FIELD(stackrec_id_sample, labels);
+  FIELD(stackrec_id_sample, labels_len);
+  FIELD(stackrec_id_sample, timestamp_ns);
+
   STRUCT(stackrec_profile_options);
   FIELD(stackrec_profile_options, sample_types);
   FIELD(stackrec_profile_options, sample_types_len);

@@ -77,6 +77,19 @@ class _Sample(ctypes.Structure):
                 ("timestamp_ns", c_int64)]
 
 
+class _InternedLocation(ctypes.Structure):
+    _fields_ = [("mapping_id", ctypes.c_uint32), ("function_id", ctypes.c_uint32),
+                ("address", c_uint64), ("line", c_int64), ("inlined", ctypes.c_bool)]
+
+
+class _IdSample(ctypes.Structure):
+    _fields_ = [("stack_id", ctypes.c_uint32),
+                ("location_ids", ctypes.POINTER(ctypes.c_uint32)), ("location_ids_len", c_size_t),
+                ("values", ctypes.POINTER(c_int64)), ("values_len", c_size_t),
+                ("labels", ctypes.POINTER(_Label)), ("labels_len", c_size_t),
+                ("timestamp_ns", c_int64)]
+
+
 class _ProfileOptions(ctypes.Structure):
     _fields_ = [("sample_types", ctypes.POINTER(_ValueType)), ("sample_types_len", c_size_t),
                 ("period_type", _ValueType), ("period", c_int64),
@@ -126,6 +139,17 @@ _recorder_new = _declare("recorder_new", _status,
 _recorder_record = _declare("recorder_record", _status, _recorder_p, ctypes.POINTER(_Sample))
 _recorder_track = _declare("recorder_track", _status, _recorder_p, c_uint64, ctypes.POINTER(_Sample))
 _recorder_untrack = _declare("recorder_untrack", _status, _recorder_p, c_uint64)
+_recorder_intern_function = _declare("recorder_intern_function", _status, _recorder_p,
+                                     ctypes.POINTER(_Function), ctypes.POINTER(ctypes.c_uint32))
+_recorder_intern_location = _declare("recorder_intern_location", _status, _recorder_p,
+                                     ctypes.POINTER(_InternedLocation),
+                                     ctypes.POINTER(ctypes.c_uint32))
+_recorder_intern_stack = _declare("recorder_intern_stack", _status, _recorder_p,
+                                  ctypes.POINTER(ctypes.c_uint32), c_size_t,
+                                  ctypes.POINTER(ctypes.c_uint32))
+_recorder_record_ids = _declare("recorder_record_ids", _status, _recorder_p,
+                                ctypes.POINTER(_IdSample))
+_recorder_forget_ids = _declare("recorder_forget_ids", _status, _recorder_p)
 _recorder_record_endpoint = _declare("recorder_record_endpoint", _status,
                                      _recorder_p, c_uint64, _Str)
 _recorder_serialize = _declare("recorder_serialize", _status, _recorder_p,
@@ -203,18 +227,22 @@ def version_number():
     return _version_number()
 
 
-def _sample(frames, values, labels, timestamp_ns):
-    """A _Sample for frames [(name, filename, line), ...], one int value per
-    sample type, labels {key: str or int}."""
-    frames = list(frames)
-    locations = (_Location * len(frames))()
+def _frames(frames):
+    """frames [(name, filename, line), ...] checked and converted:
+    [(name _Str, filename _Str, line int)]."""
+    out = []
     for i, frame in enumerate(frames):
         if not isinstance(frame, (tuple, list)) or len(frame) != 3:
             raise TypeError(f"frames[{i}] must be (name, filename, line), not {frame!r}")
         name, filename, line = frame
-        locations[i].function.name = _str(name, f"frames[{i}] name")
-        locations[i].function.filename = _str(filename, f"frames[{i}] filename")
-        locations[i].line = _int(line, f"frames[{i}] line")
+        out.append((_str(name, f"frames[{i}] name"), _str(filename, f"frames[{i}] filename"),
+                    _int(line, f"frames[{i}] line")))
+    return out
+
+
+def _values_and_labels(values, labels):
+    """(values array, its length, labels array, its length) for one int value
+    per sample type and labels {key: str or int}."""
     values = [_int(v, f"values[{i}]") for i, v in enumerate(values)]
     value_array = (c_int64 * len(values))(*values)
     labels = dict(labels or {})
@@ -225,9 +253,21 @@ def _sample(frames, values, labels, timestamp_ns):
             label_array[i].str = _str(value, f"label {key!r}")
         else:
             label_array[i].num = _int(value, f"label {key!r}")
+    return value_array, len(values), label_array, len(labels)
+
+
+def _sample(frames, values, labels, timestamp_ns):
+    """A _Sample for frames [(name, filename, line), ...], one int value per
+    sample type, labels {key: str or int}."""
+    frames = _frames(frames)
+    locations = (_Location * len(frames))()
+    for i, (name, filename, line) in enumerate(frames):
+        locations[i].function.name = name
+        locations[i].function.filename = filename
+        locations[i].line = line
     # The arrays stay alive as fields of the returned structure.
-    return _Sample(locations, len(frames), value_array, len(values),
-                   label_array, len(labels), _int(timestamp_ns, "timestamp_ns"))
+    return _Sample(locations, len(frames), *_values_and_labels(values, labels),
+                   _int(timestamp_ns, "timestamp_ns"))
 
 
 class Recorder:
@@ -269,6 +309,45 @@ class Recorder:
         values: one int per sample type. labels: {key: str or int}."""
         sample = _sample(frames, values, labels, timestamp_ns)
         _check(_recorder_record(self._live_handle(), ctypes.byref(sample)))
+
+    def intern_stack(self, frames):
+        """Interns frames [(name, filename, line), ...], leaf first, once:
+        returns a stack id for record_stack, which then costs a fraction of
+        record (no strings to read). The id stays valid, in both slots and
+        across serializations, until forget_ids; interning equal frames
+        again gives the same id. Keep ids in a dict keyed by what identifies
+        the stack in your runtime."""
+        frames = _frames(frames)
+        location_ids = (ctypes.c_uint32 * len(frames))()
+        for i, (name, filename, line) in enumerate(frames):
+            location = _InternedLocation(line=line)
+            if name.len or filename.len:  # else no function: the address alone
+                function = _Function(name=name, filename=filename)
+                function_id = ctypes.c_uint32()
+                _check(_recorder_intern_function(self._live_handle(), ctypes.byref(function),
+                                                 ctypes.byref(function_id)))
+                location.function_id = function_id.value
+            location_id = ctypes.c_uint32()
+            _check(_recorder_intern_location(self._live_handle(), ctypes.byref(location),
+                                             ctypes.byref(location_id)))
+            location_ids[i] = location_id.value
+        stack_id = ctypes.c_uint32()
+        _check(_recorder_intern_stack(self._live_handle(), location_ids, len(frames),
+                                      ctypes.byref(stack_id)))
+        return stack_id.value
+
+    def record_stack(self, stack_id, values, labels=None, timestamp_ns=0):
+        """record, with the frames of intern_stack's `stack_id`."""
+        stack_id = _int(stack_id, "stack_id", 1, 2**32 - 1)
+        sample = _IdSample(stack_id, None, 0, *_values_and_labels(values, labels),
+                           _int(timestamp_ns, "timestamp_ns"))
+        _check(_recorder_record_ids(self._live_handle(), ctypes.byref(sample)))
+
+    def forget_ids(self):
+        """Frees what intern_stack interned; its ids are refused from now on
+        (what was recorded stays). For a process whose code keeps changing:
+        forget now and then and intern what is still live again."""
+        _check(_recorder_forget_ids(self._live_handle()))
 
     def track(self, object_id, frames, values, labels=None):
         """Remembers a live object (e.g. id(obj)) allocated at `frames`; every

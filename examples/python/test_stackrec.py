@@ -68,6 +68,8 @@ class LayoutTest(unittest.TestCase):
         "stackrec_location": stackrec._Location,
         "stackrec_label": stackrec._Label,
         "stackrec_sample": stackrec._Sample,
+        "stackrec_interned_location": stackrec._InternedLocation,
+        "stackrec_id_sample": stackrec._IdSample,
         "stackrec_profile_options": stackrec._ProfileOptions,
         "stackrec_serialize_options": stackrec._SerializeOptions,
         "stackrec_stats": stackrec._Stats,
@@ -143,6 +145,31 @@ class RecorderTest(unittest.TestCase):
             stackrec.Recorder(heap_types, live_heap_types=[5])  # past the sample types
         with self.assertRaises(stackrec.InvalidArgumentError):
             self.recorder.track(0x1000, alloc, [1, 1, 1])  # no live-heap types
+
+    def test_interned_stacks_record_as_their_frames(self):
+        stack = self.recorder.intern_stack(USERS_SHOW)
+        self.assertEqual(stack, self.recorder.intern_stack(list(USERS_SHOW)))  # equal frames, same id
+        no_function = self.recorder.intern_stack([("", "", 0), ("main", "a.py", 3)])
+        self.recorder.record_stack(stack, [1000, 1, 2000], {"thread id": 7})
+        self.recorder.record(USERS_SHOW, [10, 1, 20], {"thread id": 7})  # the same key
+        self.recorder.record_stack(no_function, [1, 1, 1])
+        samples = sorted(Decoded(self.recorder.serialize()[2]).samples, key=repr)
+        self.assertEqual(
+            sorted([(USERS_SHOW, {"cpu-time": 1010, "cpu-samples": 2, "wall-time": 2020},
+                     {"thread id": 7}),
+                    ([("main", "a.py", 3)], {"cpu-time": 1, "cpu-samples": 1, "wall-time": 1}, {})],
+                   key=repr),
+            samples)
+        # Valid across serializations, refused once forgotten.
+        self.recorder.record_stack(stack, [1, 1, 1])
+        self.recorder.forget_ids()
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            self.recorder.record_stack(stack, [1, 1, 1])
+        self.assertIn("stale", str(raised.exception))
+        self.assertEqual([(USERS_SHOW, {"cpu-time": 1, "cpu-samples": 1, "wall-time": 1}, {})],
+                         Decoded(self.recorder.serialize()[2]).samples)
+        with self.assertRaises(OverflowError):
+            self.recorder.record_stack(0, [1, 1, 1])
 
     def test_disabled_types_are_left_out(self):
         with stackrec.Recorder(TYPES, enabled=[False, True, True]) as recorder:
