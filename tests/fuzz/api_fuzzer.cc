@@ -6,10 +6,10 @@
 // record / record_endpoint / serialize, and on both the pre-interned path:
 // intern_function / intern_location / intern_stack, add_ids / record_ids by
 // stack id or location ids, forget_ids; frames may be inlined into their
-// caller), and checks, after every call, its
-// status against a reference model's verdict and, after every serialize,
-// that the output decodes to exactly what the model holds. Any difference
-// aborts, which libFuzzer reports as a crash.
+// caller; live-heap track / untrack on the recorder), and checks, after
+// every call, its status against a reference model's verdict and, after
+// every serialize, that the output decodes to exactly what the model holds.
+// Any difference aborts, which libFuzzer reports as a crash.
 //
 // The model is independent of the library: its own UTF-8 check, its own
 // idea of the label and aggregation rules, std::map for the aggregate.
@@ -544,6 +544,82 @@ void Forget(const IdCalls& calls, DictModel* dict) {
   dict->locations.clear();
 }
 
+// ---- Live-heap tracking (recorder) ------------------------------------------
+
+// The objects a recorder tracks, by id, and what every serialization adds
+// for them: per (stack, labels) the sums of their values at the live-heap
+// types, into the sample of that key or a sample of its own, left out when
+// those sums are all 0 at the enabled types.
+struct HeapModel {
+  std::vector<size_t> live_types;  // offsets into the sample types
+  std::map<uint64_t, SampleIn> tracked;
+
+  bool IsLive(size_t type) const {
+    return std::find(live_types.begin(), live_types.end(), type) != live_types.end();
+  }
+
+  // The recorder's aggregate as a serialization writes it.
+  Model WithLiveObjects(const Model& recorded) const {
+    Model m = recorded;
+    std::map<Key, std::vector<int64_t>> sums;
+    for (const auto& [id, s] : tracked) {
+      Model one;
+      one.enabled = m.enabled;
+      one.Add(s);
+      for (const auto& [key, values] : one.aggregated) {
+        auto [it, inserted] = sums.emplace(key, values);
+        if (!inserted) {
+          for (size_t i = 0; i < values.size(); ++i) it->second[i] += values[i];
+        }
+      }
+    }
+    for (const auto& [key, values] : sums) {
+      if (std::all_of(values.begin(), values.end(), [](int64_t v) { return v == 0; })) continue;
+      auto [it, inserted] = m.aggregated.emplace(key, values);
+      if (!inserted) {
+        for (size_t i = 0; i < values.size(); ++i) {
+          it->second[i] = SaturatingAdd(it->second[i], values[i]);
+        }
+      }
+    }
+    return m;
+  }
+};
+
+// track: a sample read as for record, then mostly made trackable (values
+// at the live-heap types only, small enough that the recorder's running
+// sums never saturate, and no timestamp).
+void Track(stackrec_recorder* recorder, Input& in, size_t types, const Model& model,
+           HeapModel* heap) {
+  const uint64_t object = in.Byte() % 8;
+  SampleIn s = ReadSample(in, types);
+  if (in.Byte() % 4 != 0 && s.values.size() == types) {
+    for (size_t i = 0; i < types; ++i) s.values[i] = heap->IsLive(i) ? in.Byte() : 0;
+    s.timestamp = 0;
+  }
+  CSample c(s);
+  bool valid = !heap->live_types.empty() && model.Accepts(s) && s.timestamp == 0;
+  bool small = true;
+  for (size_t i = 0; valid && i < s.values.size(); ++i) {
+    if (heap->IsLive(i)) {
+      small = small && s.values[i] >= 0 && s.values[i] < 256;
+    } else {
+      valid = s.values[i] == 0;
+    }
+  }
+  const stackrec_status st = stackrec_recorder_track(recorder, object, &c.sample);
+  if ((st == STACKREC_OK) != valid) Fail("track: status disagrees with the model");
+  if (!valid) return;  // refused: a tracked object of that id stays
+  if (!small) {
+    // Valid, but large values would let the model's sums and the
+    // recorder's saturating running sums part: untracked again at once.
+    if (stackrec_recorder_untrack(recorder, object) != STACKREC_OK) Fail("untrack failed");
+    heap->tracked.erase(object);
+    return;
+  }
+  heap->tracked[object] = s;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -566,6 +642,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opts.sample_types = vt.data();
   opts.sample_types_len = vt.size();
   opts.sample_types_enabled = enabled_flags;
+  // Bits 7 and 6: live-heap tracking of the last type, and of the first.
+  HeapModel heap;
+  if (disabled_bits & 0x80) heap.live_types.push_back(types - 1);
+  if ((disabled_bits & 0x40) && types > 1) heap.live_types.push_back(0);
+  opts.live_heap_types = heap.live_types.data();
+  opts.live_heap_types_len = heap.live_types.size();
   stackrec_profile* profile = nullptr;
   stackrec_recorder* recorder = nullptr;
   const stackrec_status st_new = stackrec_profile_new(&opts, &profile);
@@ -588,11 +670,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const IdCalls& calls = on_profile ? profile_calls : recorder_calls;
       DictModel& dict = on_profile ? profile_dict : recorder_dict;
       Model& m = on_profile ? profile_model : recorder_model;
-      switch (code % 4) {
-        case 0: InternStack(calls, ReadFrames(in), &dict); break;
-        case 1: AddById(calls, in, types, false, dict, &m); break;
+      switch (code % 8) {
+        case 0: case 4: InternStack(calls, ReadFrames(in), &dict); break;
+        case 1: case 5: AddById(calls, in, types, false, dict, &m); break;
         case 2: AddById(calls, in, types, true, dict, &m); break;
-        default: Forget(calls, &dict); break;
+        case 3: Forget(calls, &dict); break;
+        case 6: Track(recorder, in, types, recorder_model, &heap); break;
+        default: {  // untrack: OK whether or not the object is tracked
+          const uint64_t object = in.Byte() % 8;
+          if (stackrec_recorder_untrack(recorder, object) != STACKREC_OK) Fail("untrack failed");
+          heap.tracked.erase(object);
+          break;
+        }
       }
       continue;
     }
@@ -626,7 +715,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (stackrec_recorder_serialize(recorder, &so, &e) != STACKREC_OK) Fail("serialize failed");
         std::map<uint64_t, std::string> effective = recorder_previous_endpoints;
         for (const auto& [span, endpoint] : recorder_model.endpoints) effective[span] = endpoint;
-        CheckOutput(e, recorder_model, effective);
+        CheckOutput(e, heap.WithLiveObjects(recorder_model), effective);
         recorder_previous_endpoints = recorder_model.endpoints;
         recorder_model.Clear();
       }
