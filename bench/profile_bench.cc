@@ -364,7 +364,7 @@ void BM_Serialize(benchmark::State& state) {
 }
 BENCHMARK(BM_Serialize)
     ->ArgNames({"samples", "compression"})
-    ->ArgsProduct({{10000, 100000},
+    ->ArgsProduct({{100, 10000, 100000},
                    {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_NONE,
                     STACKREC_COMPRESSION_ZSTD}})
     ->Unit(benchmark::kMillisecond);
