@@ -27,25 +27,23 @@ Status Dictionary::CheckRoom(size_t size, const char* table) {
                kMaxIndex, table);
 }
 
-Status Dictionary::Index(uint32_t id, size_t size, const char* field, uint32_t* index) const {
+uint32_t Dictionary::IndexOf(uint32_t id, size_t size) const {
   const uint32_t i = id & kIndexMask;
-  if (i != 0 && id >> kIndexBits != generation_) {
+  return id >> kIndexBits == generation_ && i < size ? i : 0;
+}
+
+Status Dictionary::Index(uint32_t id, size_t size, const char* field, uint32_t* index) const {
+  *index = IndexOf(id, size);
+  if (*index != 0) return OkStatus();
+  if ((id & kIndexMask) != 0 && id >> kIndexBits != generation_) {
     return Error(Code::kInvalidArgument, "%s %u is stale (interned before forget_ids)", field,
                  id);
   }
-  if (i == 0 || i >= size) {
-    return Error(Code::kInvalidArgument, "%s %u is not an interned id", field, id);
-  }
-  *index = i;
-  return OkStatus();
+  return Error(Code::kInvalidArgument, "%s %u is not an interned id", field, id);
 }
 
 Status Dictionary::StackIndex(uint32_t id, const char* field, uint32_t* index) const {
   return Index(id, stack_spans_.size(), field, index);
-}
-
-Status Dictionary::LocationIndex(uint32_t id, const char* field, uint32_t* index) const {
-  return Index(id, locations_.size(), field, index);
 }
 
 Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
@@ -137,13 +135,17 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
 
 Status Dictionary::LocationIndices(absl::Span<const uint32_t> ids, const char* array,
                                    std::vector<uint32_t>* indices) const {
-  indices->clear();
-  char field[64];
+  indices->resize(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::snprintf(field, sizeof(field), "%s[%zu]", array, i);
-    uint32_t index = 0;
-    STACKREC_RETURN_IF_ERROR(LocationIndex(ids[i], field, &index));
-    indices->push_back(index);
+    const uint32_t index = IndexOf(ids[i], locations_.size());
+    if (index == 0) {
+      // The element's name is formatted only for the error: this loop runs
+      // for every frame of every location-id sample.
+      char field[64];
+      std::snprintf(field, sizeof(field), "%s[%zu]", array, i);
+      return Index(ids[i], locations_.size(), field, &(*indices)[i]);
+    }
+    (*indices)[i] = index;
   }
   return OkStatus();
 }

@@ -57,10 +57,9 @@ class Dictionary {
   void Forget();
   uint32_t generation() const { return generation_; }
 
-  // The table index of a stack id (of a location id), or an error naming
+  // The table index of a stack id, or an error naming
   // `field` for an id that is stale or was never handed out.
   Status StackIndex(uint32_t id, const char* field, uint32_t* index) const;
-  Status LocationIndex(uint32_t id, const char* field, uint32_t* index) const;
   // The table indices of location ids `ids`, into *indices; errors name
   // "<array>[i]".
   Status LocationIndices(absl::Span<const uint32_t> ids, const char* array,
@@ -85,6 +84,9 @@ class Dictionary {
  private:
   uint32_t IdOf(uint32_t index) const { return generation_ << kIndexBits | index; }
   // Index checks shared by the tables: `size` entries, index 0 reserved.
+  // IndexOf is the check alone: 0 for an id that is stale or was never
+  // handed out.
+  uint32_t IndexOf(uint32_t id, size_t size) const;
   Status Index(uint32_t id, size_t size, const char* field, uint32_t* index) const;
   // Fails with kLimitExceeded when `table` (of `size` entries, id 0
   // included) cannot take one more.
