@@ -204,8 +204,8 @@ SampleScratch& Scratch() {
   return scratch;
 }
 
-// The labels as views, in this thread's scratch.
-Status ToLabels(const stackrec_label* labels, size_t len,
+// The labels as views, in this thread's scratch; errors name "<array>[i]".
+Status ToLabels(const stackrec_label* labels, size_t len, const char* array,
                 absl::Span<const LabelView>* out) {
   SampleScratch& scratch = Scratch();
   // Grown, never shrunk: resizing down and up again per call would
@@ -214,10 +214,9 @@ Status ToLabels(const stackrec_label* labels, size_t len,
   for (size_t i = 0; i < len; ++i) {
     const stackrec_label& in = labels[i];
     LabelView& v = scratch.labels[i];
-    static constexpr const char* kArray = "sample.labels";
-    STACKREC_RETURN_IF_ERROR(ToView(in.key, kArray, i, "key", &v.key));
-    STACKREC_RETURN_IF_ERROR(ToView(in.str, kArray, i, "str", &v.str));
-    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, kArray, i, "num_unit", &v.num_unit));
+    STACKREC_RETURN_IF_ERROR(ToView(in.key, array, i, "key", &v.key));
+    STACKREC_RETURN_IF_ERROR(ToView(in.str, array, i, "str", &v.str));
+    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, array, i, "num_unit", &v.num_unit));
     v.num = in.num;
   }
   *out = absl::MakeConstSpan(scratch.labels.data(), len);
@@ -252,7 +251,7 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
   out->locations = absl::MakeConstSpan(scratch.locations.data(), s->locations_len);
   out->values = absl::MakeConstSpan(s->values, s->values_len);
   out->timestamp_ns = s->timestamp_ns;
-  return ToLabels(s->labels, s->labels_len, &out->labels);
+  return ToLabels(s->labels, s->labels_len, "sample.labels", &out->labels);
 }
 
 // A C caller may put any int in an enum field; reading it as the C++ enum
@@ -329,7 +328,8 @@ Status ToIdSample(const stackrec_id_sample* s, IdSampleView* out) {
   out->location_ids = absl::MakeConstSpan(s->location_ids, s->location_ids_len);
   out->values = absl::MakeConstSpan(s->values, s->values_len);
   out->timestamp_ns = s->timestamp_ns;
-  return ToLabels(s->labels, s->labels_len, &out->labels);
+  out->labels_id = s->labels_id;
+  return ToLabels(s->labels, s->labels_len, "sample.labels", &out->labels);
 }
 
 // The profile's dictionary, created on first use.
@@ -723,6 +723,21 @@ stackrec_status InternStackWith(const void* owner, const char* owner_name,
   });
 }
 
+template <typename Intern>
+stackrec_status InternLabelsWith(const void* owner, const char* owner_name,
+                                 const stackrec_label* labels, size_t len, uint32_t* id,
+                                 Intern intern) {
+  return Guard([&]() -> Status {
+    if (id == nullptr) return NullArgument("id");
+    *id = 0;
+    if (owner == nullptr) return NullArgument(owner_name);
+    STACKREC_RETURN_IF_ERROR(CheckArray(labels, len, "labels"));
+    absl::Span<const LabelView> views;
+    STACKREC_RETURN_IF_ERROR(ToLabels(labels, len, "labels", &views));
+    return intern(views, id);
+  });
+}
+
 }  // namespace
 }  // namespace stackrec
 
@@ -761,6 +776,16 @@ stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
                                    [&](absl::Span<const uint32_t> ids, uint32_t* out) {
                                      return stackrec::DictionaryOf(profile).InternStack(ids, out);
                                    });
+}
+
+stackrec_status stackrec_profile_intern_labels(stackrec_profile* profile,
+                                              const stackrec_label* labels, size_t labels_len,
+                                              uint32_t* id) {
+  return stackrec::InternLabelsWith(profile, "profile", labels, labels_len, id,
+                                    [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
+                                      return stackrec::DictionaryOf(profile).InternLabels(views,
+                                                                                          out);
+                                    });
 }
 
 stackrec_status stackrec_profile_add_ids(stackrec_profile* profile,
@@ -819,6 +844,15 @@ stackrec_status stackrec_recorder_intern_stack(stackrec_recorder* recorder,
                                    [&](absl::Span<const uint32_t> ids, uint32_t* out) {
                                      return recorder->impl->InternStack(ids, out);
                                    });
+}
+
+stackrec_status stackrec_recorder_intern_labels(stackrec_recorder* recorder,
+                                               const stackrec_label* labels, size_t labels_len,
+                                               uint32_t* id) {
+  return stackrec::InternLabelsWith(recorder, "recorder", labels, labels_len, id,
+                                    [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
+                                      return recorder->impl->InternLabels(views, out);
+                                    });
 }
 
 stackrec_status stackrec_recorder_record_ids(stackrec_recorder* recorder,

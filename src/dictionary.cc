@@ -46,6 +46,10 @@ Status Dictionary::StackIndex(uint32_t id, const char* field, uint32_t* index) c
   return Index(id, stack_spans_.size(), field, index);
 }
 
+Status Dictionary::LabelSetIndex(uint32_t id, const char* field, uint32_t* index) const {
+  return Index(id, label_set_entries_.size(), field, index);
+}
+
 Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
   if (m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
       m.filename.empty() && m.build_id.empty()) {
@@ -133,6 +137,42 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
   return OkStatus();
 }
 
+Status Dictionary::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) {
+  static constexpr const char* kArray = "labels";
+  STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, kArray));
+  scratch_labels_.clear();
+  bool end_timestamp = false;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const LabelView& in = labels[i];
+    Label label;
+    struct Field {
+      absl::string_view s;
+      const char* name;
+      StringId* id;
+    };
+    for (const Field& f : {Field{in.key, "key", &label.key}, Field{in.str, "str", &label.str},
+                           Field{in.num_unit, "num_unit", &label.num_unit}}) {
+      if (!strings_.Intern(f.s, f.id)) {
+        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", kArray, i,
+                     f.name);
+      }
+    }
+    label.num = in.num;
+    end_timestamp |= in.key == kEndTimestampKey;
+    scratch_labels_.push_back(label);
+  }
+  STACKREC_RETURN_IF_ERROR(CheckRoom(label_set_entries_.size(), "label sets"));
+  ReserveFor(label_set_entries_, 1);  // so that the push below cannot throw
+  const uint32_t span = label_sets_.Intern(scratch_labels_);
+  if (span >= label_set_indices_.size()) label_set_indices_.resize(size_t{span} + 1, 0);
+  if (label_set_indices_[span] == 0) {
+    label_set_indices_[span] = static_cast<uint32_t>(label_set_entries_.size());
+    label_set_entries_.push_back({span, end_timestamp});
+  }
+  *id = IdOf(label_set_indices_[span]);
+  return OkStatus();
+}
+
 Status Dictionary::LocationIndices(absl::Span<const uint32_t> ids, const char* array,
                                    std::vector<uint32_t>* indices) const {
   indices->resize(ids.size());
@@ -177,6 +217,10 @@ void Dictionary::Forget() {
   std::vector<uint32_t>(1, 0).swap(stack_spans_);
   std::vector<uint32_t>().swap(span_indices_);
   std::vector<bool>(1, false).swap(truncated_);
+  label_sets_.Clear();
+  std::vector<LabelSetEntry>(1, {0, false}).swap(label_set_entries_);
+  std::vector<uint32_t>().swap(label_set_indices_);
+  std::vector<Label>().swap(scratch_labels_);
   std::vector<uint32_t>().swap(scratch_);
   // Wraps after 255 forgets (see stackrec.h).
   generation_ = (generation_ + 1) & kGenerationMask;
@@ -186,7 +230,10 @@ size_t Dictionary::MemoryBytes() const {
   return strings_.MemoryBytes() + mappings_.MemoryBytes() + functions_.MemoryBytes() +
          locations_.MemoryBytes() + stacks_.MemoryBytes() + truncated_.capacity() / 8 +
          (stack_spans_.capacity() + span_indices_.capacity()) * sizeof(uint32_t) +
-         scratch_.capacity() * sizeof(uint32_t);
+         scratch_.capacity() * sizeof(uint32_t) + label_sets_.MemoryBytes() +
+         label_set_entries_.capacity() * sizeof(LabelSetEntry) +
+         label_set_indices_.capacity() * sizeof(uint32_t) +
+         scratch_labels_.capacity() * sizeof(Label);
 }
 
 }  // namespace stackrec

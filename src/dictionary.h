@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Dictionary: the pre-interned mappings, functions, locations and stacks a
-// caller refers to by id (stackrec.h, "Pre-interned frames"). It belongs to
+// Dictionary: the pre-interned mappings, functions, locations, stacks and
+// label sets a caller refers to by id (stackrec.h, "Pre-interned frames"). It belongs to
 // a stackrec_profile or a recorder, outlives their profiles, and is only
 // read by them: a profile imports (copies) what its samples use, so a
 // dictionary can be forgotten without touching recorded data.
@@ -52,14 +52,20 @@ class Dictionary {
   Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
                         int64_t line, bool inlined, uint32_t* id);
   Status InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id);
+  // The rules of a sample's labels apply, but for the reserved
+  // end_timestamp_ns key: it is refused per sample, for timestamped
+  // samples only (see label_set_has_end_timestamp). Errors name
+  // "labels[i]".
+  Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
 
   // Drops everything; ids handed out so far become stale.
   void Forget();
   uint32_t generation() const { return generation_; }
 
-  // The table index of a stack id, or an error naming
+  // The table index of a stack id (of a label-set id), or an error naming
   // `field` for an id that is stale or was never handed out.
   Status StackIndex(uint32_t id, const char* field, uint32_t* index) const;
+  Status LabelSetIndex(uint32_t id, const char* field, uint32_t* index) const;
   // The table indices of location ids `ids`, into *indices; errors name
   // "<array>[i]".
   Status LocationIndices(absl::Span<const uint32_t> ids, const char* array,
@@ -78,6 +84,13 @@ class Dictionary {
   absl::Span<const uint32_t> stack(uint32_t index) const;
   // Whether the stack was cut to max_frames when interned.
   bool stack_truncated(uint32_t index) const { return truncated_[index]; }
+  absl::Span<const Label> label_set(uint32_t index) const {
+    return label_sets_.Get(label_set_entries_[index].span);
+  }
+  // Whether the label set has the key end_timestamp_ns.
+  bool label_set_has_end_timestamp(uint32_t index) const {
+    return label_set_entries_[index].end_timestamp;
+  }
 
   size_t MemoryBytes() const;
 
@@ -105,6 +118,16 @@ class Dictionary {
   std::vector<uint32_t> stack_spans_ = std::vector<uint32_t>(1, 0);
   std::vector<uint32_t> span_indices_;
   std::vector<bool> truncated_ = std::vector<bool>(1, false);  // per stack index
+  // Label sets the same way: index -> its id in label_sets_ (and whether it
+  // has the end_timestamp_ns key), and the reverse, 0 for "not handed out".
+  struct LabelSetEntry {
+    uint32_t span;
+    bool end_timestamp;
+  };
+  SpanTable<Label> label_sets_;
+  std::vector<LabelSetEntry> label_set_entries_ = std::vector<LabelSetEntry>(1, {0, false});
+  std::vector<uint32_t> label_set_indices_;
+  std::vector<Label> scratch_labels_;
   std::vector<uint32_t> scratch_;
 };
 

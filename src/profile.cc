@@ -292,6 +292,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   carry(imported_functions_, functions, 0, &next->imported_functions_);
   carry(imported_locations_, locations, 0, &next->imported_locations_);
   carry(imported_stacks_, stacks, kTruncatedBit, &next->imported_stacks_);
+  carry(imported_label_sets_, label_sets, kEndTimestampBit, &next->imported_label_sets_);
   for (const auto& [fingerprint, packed] : imported_id_stacks_) {
     const uint32_t mapped = stacks[packed & ~kTruncatedBit];
     if (mapped != kNotYet) {
@@ -356,33 +357,40 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
-                               int64_t timestamp_ns) const {
+Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
   for (size_t i = 0; i < labels.size(); ++i) {
     const LabelView& l = labels[i];
     if (l.key.empty()) {
-      return Error(Code::kInvalidArgument, "sample.labels[%zu].key is empty", i);
+      return Error(Code::kInvalidArgument, "%s[%zu].key is empty", array, i);
     }
     if (!l.str.empty() && l.num != 0) {
-      return Error(Code::kInvalidArgument,
-                   "sample.labels[%zu] has both a string and a non-zero num", i);
+      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a non-zero num",
+                   array, i);
     }
     if (!l.str.empty() && !l.num_unit.empty()) {
-      return Error(Code::kInvalidArgument,
-                   "sample.labels[%zu] has both a string and a num_unit", i);
-    }
-    if (timestamp_ns != 0 && l.key == kEndTimestampKey) {
-      return Error(Code::kInvalidArgument,
-                   "sample.labels[%zu].key \"end_timestamp_ns\" is reserved "
-                   "for the sample's timestamp_ns",
+      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array,
                    i);
     }
     for (size_t j = 0; j < i; ++j) {
       if (labels[j].key == l.key) {
-        return Error(Code::kInvalidArgument,
-                     "sample.labels[%zu].key repeats sample.labels[%zu].key",
-                     i, j);
+        return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i,
+                     array, j);
       }
+    }
+  }
+  return OkStatus();
+}
+
+Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
+                               int64_t timestamp_ns) const {
+  STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, "sample.labels"));
+  if (timestamp_ns == 0) return OkStatus();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].key == kEndTimestampKey) {
+      return Error(Code::kInvalidArgument,
+                   "sample.labels[%zu].key \"end_timestamp_ns\" is reserved for the sample's "
+                   "timestamp_ns",
+                   i);
     }
   }
   return OkStatus();
@@ -458,7 +466,7 @@ size_t Profile::MemoryBytes() const {
          MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(imported_id_stacks_) +
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
-         VectorBytes(imported_stacks_) + VectorBytes(keys_) +
+         VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + VectorBytes(keys_) +
          VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
@@ -605,6 +613,12 @@ Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const Location
     STACKREC_RETURN_IF_ERROR(InternLabels(label_views, &labels));
     label_cache_.emplace(labels_fp, labels);
   }
+  return AddKeyWithLabels(stack, truncated, labels, frames, label_views, timestamp_ns);
+}
+
+Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
+                                 absl::Span<const LocationView> frames,
+                                 absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
   if (truncated) {
     ++samples_truncated_;
   }
@@ -803,49 +817,89 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {
     return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
   }
+  if (sample.labels_id != 0 && !sample.labels.empty()) {
+    return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
+  }
   if (generation != dict_generation_) SyncDictionary(generation);
-  // The fast path: a stack imported in this generation, no dictionary.
+  // The fast path: a stack and a label set imported in this generation, no
+  // dictionary.
+  auto imported = [this](const std::vector<uint32_t>& imports, uint32_t id) {
+    const uint32_t index = id & Dictionary::kIndexMask;
+    return id >> Dictionary::kIndexBits == dict_generation_ && index < imports.size()
+               ? imports[index]
+               : kNotImported;
+  };
   uint32_t packed = kNotImported;
   Fingerprint fingerprint{};
   if (sample.stack_id != 0) {
-    const uint32_t index = sample.stack_id & Dictionary::kIndexMask;
-    if (sample.stack_id >> Dictionary::kIndexBits == dict_generation_ &&
-        index < imported_stacks_.size()) {
-      packed = imported_stacks_[index];
-    }
+    packed = imported(imported_stacks_, sample.stack_id);
   } else {
     fingerprint = FingerprintIds(sample.location_ids);
     if (auto it = imported_id_stacks_.find(fingerprint); it != imported_id_stacks_.end()) {
       packed = it->second;
     }
   }
-  if (packed == kNotImported) {
-    bool over_memory = false;
+  const bool by_labels_id = sample.labels_id != 0;
+  uint32_t labels = by_labels_id ? imported(imported_label_sets_, sample.labels_id) : 0;
+  bool over_memory = false;
+  if (packed == kNotImported || labels == kNotImported) {
     STACKREC_RETURN_IF_ERROR(with_dictionary([&](const Dictionary& dict) -> Status {
-      SyncDictionary(dict.generation());
+      if (dict.generation() != dict_generation_) {
+        // Forgotten since the fast path: what it found is gone too.
+        SyncDictionary(dict.generation());
+        packed = kNotImported;
+        if (by_labels_id) labels = kNotImported;
+      }
       if (!Full()) {
-        return sample.stack_id != 0
-                   ? ImportStack(dict, sample.stack_id, &packed)
-                   : ImportLocationIds(dict, sample.location_ids, fingerprint, &packed);
+        if (packed == kNotImported) {
+          STACKREC_RETURN_IF_ERROR(
+              sample.stack_id != 0
+                  ? ImportStack(dict, sample.stack_id, &packed)
+                  : ImportLocationIds(dict, sample.location_ids, fingerprint, &packed));
+        }
+        if (labels == kNotImported) {
+          STACKREC_RETURN_IF_ERROR(ImportLabelSet(dict, sample.labels_id, &labels));
+        }
+        return OkStatus();
       }
       // At the memory cap nothing is imported, but the ids are still checked.
       over_memory = true;
       uint32_t index = 0;
-      if (sample.stack_id != 0) return dict.StackIndex(sample.stack_id, "sample.stack_id", &index);
-      return dict.LocationIndices(sample.location_ids, "sample.location_ids",
-                                  &scratch_frame_indices_);
+      if (packed == kNotImported) {
+        STACKREC_RETURN_IF_ERROR(
+            sample.stack_id != 0
+                ? dict.StackIndex(sample.stack_id, "sample.stack_id", &index)
+                : dict.LocationIndices(sample.location_ids, "sample.location_ids",
+                                       &scratch_frame_indices_));
+      }
+      if (labels == kNotImported) {
+        STACKREC_RETURN_IF_ERROR(dict.LabelSetIndex(sample.labels_id, "sample.labels_id", &index));
+        labels = dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0;
+      }
+      return OkStatus();
     }));
-    if (over_memory) return AddOverflow({}, sample.labels);
   }
-  return AddKey(packed & ~kTruncatedBit, (packed & kTruncatedBit) != 0, {}, sample.labels,
-                sample.timestamp_ns);
+  if (by_labels_id && sample.timestamp_ns != 0 && (labels & kEndTimestampBit) != 0) {
+    return Error(Code::kInvalidArgument,
+                 "sample.labels_id %u has the key \"end_timestamp_ns\", reserved for the "
+                 "sample's timestamp_ns",
+                 sample.labels_id);
+  }
+  if (over_memory) return AddOverflow({}, sample.labels);
+  const uint32_t stack = packed & ~kTruncatedBit;
+  const bool truncated = (packed & kTruncatedBit) != 0;
+  if (by_labels_id) {
+    return AddKeyWithLabels(stack, truncated, labels & ~kEndTimestampBit, {}, {},
+                            sample.timestamp_ns);
+  }
+  return AddKey(stack, truncated, {}, sample.labels, sample.timestamp_ns);
 }
 
 void Profile::SyncDictionary(uint32_t generation) {
   if (generation == dict_generation_) return;
   dict_generation_ = generation;
   for (auto* v : {&imported_strings_, &imported_mappings_, &imported_functions_,
-                  &imported_locations_, &imported_stacks_}) {
+                  &imported_locations_, &imported_stacks_, &imported_label_sets_}) {
     std::vector<uint32_t>().swap(*v);
   }
   imported_id_stacks_ = {};
@@ -909,6 +963,22 @@ Status Profile::ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t*
   }
   *packed = stacks_.Intern(scratch_locations_) | (dict.stack_truncated(index) ? kTruncatedBit : 0);
   ImportedEntry(&imported_stacks_, index, kNotImported) = *packed;
+  return OkStatus();
+}
+
+Status Profile::ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint32_t* packed) {
+  uint32_t index;
+  STACKREC_RETURN_IF_ERROR(dict.LabelSetIndex(labels_id, "sample.labels_id", &index));
+  scratch_labels_.clear();
+  for (Label label : dict.label_set(index)) {
+    label.key = ImportString(dict, label.key);
+    label.str = ImportString(dict, label.str);
+    label.num_unit = ImportString(dict, label.num_unit);
+    scratch_labels_.push_back(label);
+  }
+  *packed = label_sets_.Intern(scratch_labels_) |
+            (dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0);
+  ImportedEntry(&imported_label_sets_, index, kNotImported) = *packed;
   return OkStatus();
 }
 

@@ -159,6 +159,11 @@ inline constexpr absl::string_view kEndTimestampKey = "end_timestamp_ns";
 inline constexpr absl::string_view kLocalRootSpanIdKey = "local root span id";
 inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
 
+// The rules every label set follows, errors naming "<array>[i]": a
+// non-empty key, not repeated; a string or a number (with its unit), not
+// both. UTF-8 is checked where strings are interned.
+Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array);
+
 // Validates and copies `in` (the names are reported as "opts.<field>").
 Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out);
 
@@ -365,6 +370,10 @@ class Profile {
                            const Fingerprint& fingerprint, uint32_t* packed);
   uint32_t ImportLocation(const Dictionary& dict, uint32_t index);
   StringId ImportString(const Dictionary& dict, StringId id);
+  // Copies a dictionary label set into this profile; *packed is the
+  // profile's label-set id, with kEndTimestampBit if the set has the
+  // end_timestamp_ns key. Errors name the sample's field.
+  Status ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint32_t* packed);
   // Checks the values' count and copies the enabled ones to scratch_values_.
   Status TakeValues(absl::Span<const int64_t> values);
   Status ValidateLabels(absl::Span<const LabelView> labels, int64_t timestamp_ns) const;
@@ -373,6 +382,11 @@ class Profile {
   // the sample ends in the storage-full pseudo-sample.
   Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
                 absl::Span<const LabelView> labels, int64_t timestamp_ns);
+  // AddKey once the label set is known too (`label_views` as `labels`
+  // above, empty for an imported label set).
+  Status AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
+                          absl::Span<const LocationView> frames,
+                          absl::Span<const LabelView> label_views, int64_t timestamp_ns);
   // Each inlined frame must be followed by a frame with its address and
   // mapping.
   static Status ValidateInlining(absl::Span<const LocationView> frames);
@@ -439,12 +453,14 @@ class Profile {
 
   // What was imported from dictionary generation dict_generation_: a
   // dictionary index -> this profile's id, kNotImported if not yet (stack
-  // ids carry kTruncatedBit), and location-id sequences by fingerprint.
+  // ids carry kTruncatedBit, label-set ids kEndTimestampBit), and
+  // location-id sequences by fingerprint.
   static constexpr uint32_t kNotImported = ~uint32_t{0};
   static constexpr uint32_t kTruncatedBit = uint32_t{1} << 31;
+  static constexpr uint32_t kEndTimestampBit = uint32_t{1} << 31;
   uint32_t dict_generation_ = kNotImported;
   std::vector<uint32_t> imported_strings_, imported_mappings_, imported_functions_,
-      imported_locations_, imported_stacks_;
+      imported_locations_, imported_stacks_, imported_label_sets_;
   absl::flat_hash_map<Fingerprint, uint32_t> imported_id_stacks_;
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;

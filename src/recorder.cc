@@ -258,6 +258,11 @@ Status Recorder::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* 
   return dict_->InternStack(location_ids, id);
 }
 
+Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) {
+  SpinLockHolder hold(&dict_lock_);
+  return dict_->InternLabels(labels, id);
+}
+
 void Recorder::ForgetIds() {
   SpinLockHolder hold(&dict_lock_);
   dict_->Forget();

@@ -84,6 +84,7 @@ class Recorder {
   Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
                         int64_t line, bool inlined, uint32_t* id);
   Status InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id);
+  Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
   void ForgetIds();
 
   // Configuration, from any thread: a rule for every profile serialized

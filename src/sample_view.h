@@ -49,6 +49,7 @@ struct IdSampleView {
   absl::Span<const int64_t> values;
   absl::Span<const LabelView> labels;
   int64_t timestamp_ns = 0;
+  uint32_t labels_id = 0;  // 0: `labels`
 };
 
 }  // namespace stackrec

@@ -28,12 +28,26 @@ TEST_CASE("Forget gives the dictionary's memory back and moves to the next gener
     uint32_t stack = 0;
     REQUIRE(dict.InternStack(locations, &stack).ok());
     CHECK(stack >> Dictionary::kIndexBits == static_cast<uint32_t>(cycle));
+    const size_t without_labels = dict.MemoryBytes();
+    uint32_t labels = 0;
+    for (int i = 0; i < 1000; ++i) {
+      const std::string thread = "thread" + std::to_string(i);
+      stackrec::LabelView label[2];
+      label[0].key = "thread id";
+      label[0].num = i;
+      label[1].key = "thread name";
+      label[1].str = thread;
+      REQUIRE(dict.InternLabels(label, &labels).ok());
+    }
+    CHECK(dict.MemoryBytes() > without_labels + 1000 * 64);
     CHECK(dict.MemoryBytes() > empty + 5000 * 20);
     dict.Forget();
     // Everything interned is gone, not just unreachable.
     CHECK(dict.MemoryBytes() == empty);
     uint32_t index = 0;
     CHECK(dict.StackIndex(stack, "stack", &index).code() == stackrec::Code::kInvalidArgument);
+    CHECK(dict.LabelSetIndex(labels, "labels", &index).code() ==
+          stackrec::Code::kInvalidArgument);
   }
   CHECK(dict.generation() == 3);
 }

@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // Pre-interned ids under real concurrency: samplers interning and recording
-// by id (and some with strings) while a serializer flips every millisecond
+// by id, some with an interned label set (and some with strings) while a serializer flips every millisecond
 // and another thread calls forget_ids now and then. A sampler whose ids went
 // stale interns its stacks again and retries the sample, as a runtime would.
 // Run under the tsan preset in CI. Catch2's assertions run on the main
@@ -48,6 +48,7 @@ std::string StackKey(int t, int k) { return LeafName(t, k) + ";" + ThreadName(t)
 struct SamplerIds {
   std::array<uint32_t, kStacks> stacks{};
   std::array<std::array<uint32_t, 3>, kStacks> locations{};  // leaf first
+  uint32_t labels = 0;  // the label set {thread id: t}
 };
 
 Result InternStacks(stackrec_recorder* r, int t, SamplerIds* ids) {
@@ -92,10 +93,14 @@ Result InternStacks(stackrec_recorder* r, int t, SamplerIds* ids) {
       return res;
     }
   }
-  return Result::kOk;
+  stackrec_label label{};
+  label.key = S("thread id");
+  label.num = t;
+  return Check(stackrec_recorder_intern_labels(r, &label, 1, &ids->labels));
 }
 
-// Adds every sample's values of one encoded profile to `totals`, by stack.
+// Adds every sample's values of one encoded profile to `totals`, by stack
+// and labels.
 void AddTotals(const stackrec_encoded* e, std::map<std::string, std::vector<int64_t>>* totals,
                bool* frames_ok) {
   const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
@@ -105,6 +110,7 @@ void AddTotals(const stackrec_encoded* e, std::map<std::string, std::vector<int6
     if (names.size() != 3) *frames_ok = false;
     std::string key;
     for (const std::string& n : names) key += (key.empty() ? "" : ";") + n;
+    for (const std::string& l : LabelStrings(p, s)) key += " " + l;
     std::vector<int64_t>& v = (*totals)[key];
     v.resize(3);
     for (int i = 0; i < 3; ++i) v[static_cast<size_t>(i)] += s.value(i);
@@ -134,7 +140,8 @@ TEST_CASE("samplers recording by id while a serializer flips and forget_ids runs
         stackrec_label label{};
         label.key = S("thread id");
         label.num = t;
-        const int way = static_cast<int>(i % 4);  // 0, 1: stack id; 2: location ids; 3: strings
+        // 0: stack id; 1: stack id and label-set id; 2: location ids; 3: strings
+        const int way = static_cast<int>(i % 4);
         bool done = false;
         while (!done) {
           if (!interned) {
@@ -170,8 +177,12 @@ TEST_CASE("samplers recording by id while a serializer flips and forget_ids runs
             }
             s.values = values;
             s.values_len = 3;
-            s.labels = &label;
-            s.labels_len = 1;
+            if (way == 1) {
+              s.labels_id = ids.labels;
+            } else {
+              s.labels = &label;
+              s.labels_len = 1;
+            }
             st = stackrec_recorder_record_ids(r, &s);
           }
           const Result res = Check(st);
@@ -237,7 +248,7 @@ TEST_CASE("samplers recording by id while a serializer flips and forget_ids runs
     for (int k = 0; k < kStacks; ++k) {
       const auto& v = recorded[static_cast<size_t>(t)][static_cast<size_t>(k)];
       if (v[1] == 0) continue;
-      expected[StackKey(t, k)] = {v[0], v[1], v[2]};
+      expected[StackKey(t, k) + " thread id=" + std::to_string(t)] = {v[0], v[1], v[2]};
       samples += static_cast<uint64_t>(v[1]);
     }
   }

@@ -70,6 +70,11 @@ class Target {
     return kind_ == Kind::kProfile ? stackrec_profile_intern_stack(profile(), ids, len, id)
                                    : stackrec_recorder_intern_stack(recorder(), ids, len, id);
   }
+  stackrec_status InternLabels(const stackrec_label* labels, size_t len, uint32_t* id) {
+    return kind_ == Kind::kProfile
+               ? stackrec_profile_intern_labels(profile(), labels, len, id)
+               : stackrec_recorder_intern_labels(recorder(), labels, len, id);
+  }
   stackrec_status AddIds(const stackrec_id_sample* s) {
     return kind_ == Kind::kProfile ? stackrec_profile_add_ids(profile(), s)
                                    : stackrec_recorder_record_ids(recorder(), s);
@@ -148,6 +153,15 @@ uint32_t Intern(Target& t, const stackrec_interned_location& l) {
 uint32_t Intern(Target& t, const std::vector<uint32_t>& location_ids) {
   uint32_t id = 0;
   const stackrec_status st = t.InternStack(location_ids.data(), location_ids.size(), &id);
+  INFO(stackrec_last_error());
+  REQUIRE(st == STACKREC_OK);
+  REQUIRE(id != 0);
+  return id;
+}
+
+uint32_t Intern(Target& t, const std::vector<stackrec_label>& labels) {
+  uint32_t id = 0;
+  const stackrec_status st = t.InternLabels(labels.data(), labels.size(), &id);
   INFO(stackrec_last_error());
   REQUIRE(st == STACKREC_OK);
   REQUIRE(id != 0);
@@ -344,7 +358,9 @@ stackrec_label StrLabel(const char* key, const char* str) {
 enum class Via { kStrings, kStackId, kLocationIds };
 
 // Records `s` through the string API or by id, failing the test on error.
-void Record(Target& t, const Program& prog, const Ids& ids, const SampleSpec& s, Via via) {
+// An id sample takes its labels by `labels_id` instead, if not 0.
+void Record(Target& t, const Program& prog, const Ids& ids, const SampleSpec& s, Via via,
+            uint32_t labels_id = 0) {
   std::vector<stackrec_location> locations;
   std::vector<uint32_t> location_ids;
   stackrec_status st;
@@ -370,8 +386,12 @@ void Record(Target& t, const Program& prog, const Ids& ids, const SampleSpec& s,
     }
     sample.values = s.values.data();
     sample.values_len = s.values.size();
-    sample.labels = s.labels.data();
-    sample.labels_len = s.labels.size();
+    if (labels_id != 0) {
+      sample.labels_id = labels_id;
+    } else {
+      sample.labels = s.labels.data();
+      sample.labels_len = s.labels.size();
+    }
     sample.timestamp_ns = s.timestamp_ns;
     st = t.AddIds(&sample);
   }
@@ -626,6 +646,172 @@ TEST_CASE("labels, endpoints and timestamps of id samples are written as add wri
                        "1,2,3 end_timestamp_ns=3000",
                        "2,4,6 trace endpoint=GET /users thread id=7 thread name=main "
                        "local root span id=11 bytes=64[bytes]"});
+}
+
+// ---- Interned label sets -------------------------------------------------------------
+
+TEST_CASE("samples by label-set id come out as the same samples with their labels") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = FullProgram();
+  Target t(kind), strings(kind);
+  const Ids ids = InternAll(t, prog);
+  for (Target* target : {&t, &strings}) {
+    REQUIRE(target->SetEndpoint(11, S("GET /users")) == STACKREC_OK);
+  }
+  // Each sample by stack id and by location ids, its labels by id; the
+  // same twice with strings.
+  for (const SampleSpec& spec : FullSamples()) {
+    const uint32_t labels_id = Intern(t, spec.labels);
+    Record(t, prog, ids, spec, Via::kStackId, labels_id);
+    Record(t, prog, ids, spec, Via::kLocationIds, labels_id);
+    Record(strings, prog, ids, spec, Via::kStrings);
+    Record(strings, prog, ids, spec, Via::kStrings);
+  }
+  // Labels by id and the same labels as strings make one key.
+  const std::vector<stackrec_label> thread = {NumLabel("thread id", 7),
+                                              StrLabel("thread name", "main")};
+  Record(t, prog, ids, {0, {100, 100, 100}, thread}, Via::kStrings);
+  Record(strings, prog, ids, {0, {100, 100, 100}, thread}, Via::kStrings);
+
+  const Profile out = t.Take();
+  CHECK(Canonical(out) == Canonical(strings.Take()));
+  int found = 0;
+  for (const auto& sample : out.sample()) {
+    if (sample.location_id_size() != 2 || LabelStrings(out, sample) !=
+                                              Strings{"thread id=7", "thread name=main"}) {
+      continue;
+    }
+    if (Lines(out, sample.location_id(0)).size() != 3) continue;  // stack 0
+    ++found;
+    // 2 x ((1, 2, 3) + (4, 5, 6)) + 100 each.
+    CHECK(std::vector<int64_t>(sample.value().begin(), sample.value().end()) ==
+          std::vector<int64_t>{110, 114, 118});
+  }
+  CHECK(found == 1);
+}
+
+TEST_CASE("intern_labels gives equal label sets one id, and keeps their order") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  const std::vector<stackrec_label> ab = {NumLabel("a", 1), StrLabel("b", "x")};
+  const std::vector<stackrec_label> ba = {StrLabel("b", "x"), NumLabel("a", 1)};
+  const uint32_t id_ab = Intern(t, ab);
+  CHECK(Intern(t, ab) == id_ab);
+  const uint32_t id_ba = Intern(t, ba);
+  CHECK(id_ba != id_ab);
+  const uint32_t id_none = Intern(t, std::vector<stackrec_label>{});
+  CHECK(id_none != id_ab);
+  CHECK(id_none != id_ba);
+  // Ids count from 1 in the label-set table of their own.
+  CHECK(id_ab == 1);
+  CHECK(id_ba == 2);
+  CHECK(id_none == 3);
+
+  const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.stack_id = stack;
+  s.values = values;
+  s.values_len = 3;
+  std::vector<Strings> labels;
+  for (uint32_t labels_id : {id_ab, id_ba, id_none}) {
+    s.labels_id = labels_id;
+    AddIds(t, s);
+  }
+  const Profile out = t.Take();
+  for (const auto& sample : out.sample()) labels.push_back(LabelStrings(out, sample));
+  std::sort(labels.begin(), labels.end());
+  CHECK(labels == std::vector<Strings>{{}, {"a=1", "b=x"}, {"b=x", "a=1"}});
+}
+
+TEST_CASE("a label-set id lives across serializations and flips until forget_ids") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  const Program& prog = SmallProgram();
+  Target t(kind);
+  const Ids ids = InternAll(t, prog);
+  const uint32_t labels_id = Intern(t, {NumLabel("thread id", 3), StrLabel("thread name", "w")});
+  // Three intervals: for a recorder the first slot, the second, then the
+  // first again (which kept its imports).
+  for (int64_t round = 1; round <= 3; ++round) {
+    INFO("round " << round);
+    Record(t, prog, ids, {1, {round, 1, 1}, {}}, Via::kStackId, labels_id);
+    const Profile out = t.Take();
+    REQUIRE(out.sample_size() == 1);
+    CHECK(out.sample(0).value(0) == round);
+    CHECK(LabelStrings(out, out.sample(0)) == Strings{"thread id=3", "thread name=w"});
+  }
+  Record(t, prog, ids, {1, {9, 9, 9}, {}}, Via::kStackId, labels_id);
+  Forget(t);
+  const Ids again = InternAll(t, prog);
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.stack_id = again.stacks[1];
+  s.values = values;
+  s.values_len = 3;
+  s.labels_id = labels_id;
+  CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "sample.labels_id " + std::to_string(labels_id) +
+            " is stale (interned before forget_ids)");
+  // What was recorded before the forget stays, and interning again works.
+  const uint32_t new_id = Intern(t, {NumLabel("thread id", 3), StrLabel("thread name", "w")});
+  CHECK(new_id != labels_id);
+  Record(t, prog, again, {1, {5, 5, 5}, {}}, Via::kStackId, new_id);
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(out.sample(0).value(0) == 14);
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"thread id=3", "thread name=w"});
+}
+
+TEST_CASE("at the memory cap, id samples needing a new stack or label set go to storage full") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Options o;
+  o.opts.max_memory_bytes = 64 * 1024;
+  Target t(kind, o.opts);
+  const uint32_t stack =
+      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("kept")), 0, 1))});
+  const uint32_t kept_labels = Intern(t, {NumLabel("thread id", 1)});
+  const int64_t values[] = {1, 1, 1};
+  stackrec_id_sample s{};
+  s.stack_id = stack;
+  s.values = values;
+  s.values_len = 3;
+  s.labels_id = kept_labels;
+  AddIds(t, s);
+  // Fill the profile with keys of new label sets (by id) until it is full.
+  for (int i = 2; i < 5000; ++i) {
+    s.labels_id = Intern(t, {NumLabel("thread id", i), StrLabel("padding", std::string(64, 'x').c_str())});
+    AddIds(t, s);
+  }
+  s.labels_id = Intern(t, {NumLabel("thread id", 99999)});
+  AddIds(t, s);  // new: storage full
+  // A known stack and label set still aggregate, and bad ids are still refused.
+  s.labels_id = kept_labels;
+  AddIds(t, s);
+  s.labels_id = 4000000;
+  CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == "sample.labels_id 4000000 is not an interned id");
+
+  const Profile out = t.Take();
+  const Sample* full = nullptr;
+  const Sample* kept = nullptr;
+  int64_t total = 0;
+  for (const auto& sample : out.sample()) {
+    total += sample.value(0);
+    if (FrameNames(out, sample) == Strings{"[stackrec: storage full]"}) full = &sample;
+    if (LabelStrings(out, sample) == Strings{"thread id=1"}) kept = &sample;
+  }
+  CHECK(total == 5001);  // every sample once: 1 + 4998 + 1 new + 1 kept again
+  REQUIRE(full != nullptr);
+  CHECK(full->value(0) >= 1);
+  CHECK(full->label_size() == 0);
+  REQUIRE(kept != nullptr);
+  CHECK(kept->value(0) == 2);
+  CHECK(out.sample_size() > 100);  // many were kept before the cap
 }
 
 // ---- Inlining and truncation ------------------------------------------------------
@@ -1166,6 +1352,9 @@ TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by na
     CHECK(std::string(stackrec_last_error()) == handle);
     CHECK(null.AddIds(&s.s) == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) == handle);
+    const stackrec_label label = NumLabel("a", 1);
+    CHECK(null.InternLabels(&label, 1, &id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == handle);
     CHECK(null.Forget() == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) == handle);
   }
@@ -1205,6 +1394,12 @@ TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by na
       return t.InternStack(&loc, 1, nullptr);
     }, "id is NULL");
   }
+  SECTION("id is NULL, intern_labels") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      const stackrec_label label = NumLabel("a", 1);
+      return t.InternLabels(&label, 1, nullptr);
+    }, "id is NULL");
+  }
   SECTION("sample is NULL") {
     ExpectRefused(kind, [](Target& t, const Ids&) { return t.AddIds(nullptr); },
                   "sample is NULL");
@@ -1226,6 +1421,20 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
       s.s.location_ids_len = 2;
       return t.AddIds(&s.s);
     }, "sample.location_ids is NULL but sample.location_ids_len is 2");
+  }
+  SECTION("labels") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      uint32_t id = 0;
+      return t.InternLabels(nullptr, 2, &id);
+    }, "labels is NULL but labels_len is 2");
+  }
+  SECTION("labels[1].str") {
+    ExpectRefused(kind, [](Target& t, const Ids&) {
+      stackrec_label labels[] = {NumLabel("a", 1), StrLabel("b", "x")};
+      labels[1].str = stackrec_str{nullptr, 3};
+      uint32_t id = 0;
+      return t.InternLabels(labels, 2, &id);
+    }, "labels[1].str.ptr is NULL but its len is 3");
   }
   const std::pair<const char*, stackrec_str stackrec_function::*> function_fields[] = {
       {"name", &stackrec_function::name},
@@ -1363,6 +1572,13 @@ TEST_CASE("ids that were never interned are refused, naming the field and the id
       return t.AddIds(&s.s);
     }, "sample.location_ids[2] 9 is not an interned id");
   }
+  SECTION("sample.labels_id") {
+    ExpectRefused(kind, [](Target& t, const Ids& ids) {
+      IdSample s(ids.stacks[0]);
+      s.s.labels_id = 77;
+      return t.AddIds(&s.s);
+    }, "sample.labels_id 77 is not an interned id");
+  }
 }
 
 TEST_CASE("ids from before forget_ids are refused as stale, naming the field and the id") {
@@ -1411,6 +1627,17 @@ TEST_CASE("ids from before forget_ids are refused as stale, naming the field and
     }, [&](const Ids& ids) {
       return "sample.location_ids[0] " + std::to_string(ids.locations[0]) + stale;
     });
+  }
+  SECTION("sample.labels_id") {
+    // Id 1 of the first generation, whether or not it was handed out.
+    ExpectRefused(kind, true, [](Target& t, const Ids&) {
+      const uint32_t labels = Intern(t, {NumLabel("thread id", 1)});
+      REQUIRE(labels != 1);
+      IdSample s(1);
+      s.s.stack_id = 0;
+      s.s.labels_id = 1;
+      return t.AddIds(&s.s);
+    }, [&](const Ids&) { return "sample.labels_id 1" + stale; });
   }
 }
 
@@ -1463,6 +1690,96 @@ TEST_CASE("a sample with both a stack id and location ids is refused") {
     s.s.stack_id = ids.stacks[0];
     return t.AddIds(&s.s);
   }, "sample.stack_id and sample.location_ids are both set");
+}
+
+TEST_CASE("a sample with both a label-set id and labels is refused") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  ExpectRefused(kind, [](Target& t, const Ids& ids) {
+    IdSample s(ids.stacks[0]);
+    const stackrec_label label = NumLabel("a", 1);
+    s.s.labels_id = Intern(t, {label});
+    s.s.labels = &label;
+    s.s.labels_len = 1;
+    return t.AddIds(&s.s);
+  }, "sample.labels_id and sample.labels are both set");
+}
+
+TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples only") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  // New to the profile (refused before it is imported)...
+  ExpectRefused(kind, [](Target& t, const Ids& ids) {
+    IdSample s(ids.stacks[0]);
+    s.s.labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
+    s.s.timestamp_ns = 99;
+    return t.AddIds(&s.s);
+  }, "sample.labels_id 1 has the key \"end_timestamp_ns\", reserved for the sample's "
+     "timestamp_ns");
+  // ...and imported by an untimed sample first, for which it is an
+  // ordinary label.
+  Target t(kind);
+  const uint32_t stack =
+      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const uint32_t labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
+  const int64_t values[] = {1, 2, 3};
+  stackrec_id_sample s{};
+  s.stack_id = stack;
+  s.values = values;
+  s.values_len = 3;
+  s.labels_id = labels_id;
+  AddIds(t, s);
+  s.timestamp_ns = 99;
+  CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "sample.labels_id " + std::to_string(labels_id) +
+            " has the key \"end_timestamp_ns\", reserved for the sample's timestamp_ns");
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"end_timestamp_ns=5"});
+  CHECK(out.sample(0).value(2) == 3);
+}
+
+TEST_CASE("bad label sets get the messages of add, naming labels[i]") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  stackrec_label both = StrLabel("mixed", "text");
+  both.num = 3;
+  stackrec_label str_unit = StrLabel("mixed", "text");
+  str_unit.num_unit = S("bytes");
+  const std::pair<const char*, std::vector<stackrec_label>> cases[] = {
+      {"empty key", {StrLabel("", "x")}},
+      {"duplicate key", {StrLabel("a", "x"), NumLabel("b", 1), NumLabel("a", 2)}},
+      {"string and num", {NumLabel("n", 1), both}},
+      {"string and num_unit", {str_unit}},
+      {"label key not UTF-8", {NumLabel("\xFF", 1)}},
+      {"label str not UTF-8", {StrLabel("k", "\xC0\x80")}},
+      {"num_unit not UTF-8", {NumLabel("k", 2), NumLabel("n", 1, "\xF4\x90\x80\x80")}},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.first) {
+      // The message the string path gives for the same labels, with
+      // "sample.labels" read as "labels".
+      Target strings(kind);
+      SampleBuilder b;
+      b.Frame("f").Values({1, 1, 1});
+      stackrec_sample sample = b.Get();
+      sample.labels = c.second.data();
+      sample.labels_len = c.second.size();
+      REQUIRE(strings.Add(&sample) == STACKREC_INVALID_ARGUMENT);
+      std::string message = stackrec_last_error();
+      for (size_t at = message.find("sample.labels"); at != std::string::npos;
+           at = message.find("sample.labels", at)) {
+        message.erase(at, std::string("sample.").size());
+      }
+      INFO(message);
+      CHECK(message.rfind("labels[", 0) == 0);
+      ExpectRefused(kind, [&](Target& t, const Ids&) {
+        uint32_t id = 0;
+        return t.InternLabels(c.second.data(), c.second.size(), &id);
+      }, message);
+    }
+  }
 }
 
 TEST_CASE("bad values, labels and timestamps of an id sample get add's messages") {

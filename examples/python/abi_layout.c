@@ -77,6 +77,7 @@ int main(void) {
   FIELD(stackrec_id_sample, labels);
   FIELD(stackrec_id_sample, labels_len);
   FIELD(stackrec_id_sample, timestamp_ns);
+  FIELD(stackrec_id_sample, labels_id);
 
   STRUCT(stackrec_profile_options);
   FIELD(stackrec_profile_options, sample_types);

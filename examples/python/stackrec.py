@@ -87,7 +87,7 @@ class _IdSample(ctypes.Structure):
                 ("location_ids", ctypes.POINTER(ctypes.c_uint32)), ("location_ids_len", c_size_t),
                 ("values", ctypes.POINTER(c_int64)), ("values_len", c_size_t),
                 ("labels", ctypes.POINTER(_Label)), ("labels_len", c_size_t),
-                ("timestamp_ns", c_int64)]
+                ("timestamp_ns", c_int64), ("labels_id", ctypes.c_uint32)]
 
 
 class _ProfileOptions(ctypes.Structure):
@@ -147,6 +147,9 @@ _recorder_intern_location = _declare("recorder_intern_location", _status, _recor
 _recorder_intern_stack = _declare("recorder_intern_stack", _status, _recorder_p,
                                   ctypes.POINTER(ctypes.c_uint32), c_size_t,
                                   ctypes.POINTER(ctypes.c_uint32))
+_recorder_intern_labels = _declare("recorder_intern_labels", _status, _recorder_p,
+                                   ctypes.POINTER(_Label), c_size_t,
+                                   ctypes.POINTER(ctypes.c_uint32))
 _recorder_record_ids = _declare("recorder_record_ids", _status, _recorder_p,
                                 ctypes.POINTER(_IdSample))
 _recorder_forget_ids = _declare("recorder_forget_ids", _status, _recorder_p)
@@ -336,15 +339,29 @@ class Recorder:
                                       ctypes.byref(stack_id)))
         return stack_id.value
 
+    def intern_labels(self, labels):
+        """Interns labels {key: str or int} once: returns an id to pass as
+        record_stack's labels (a thread's labels, a request's), valid as
+        intern_stack's ids are."""
+        _, _, label_array, count = _values_and_labels([], labels)
+        labels_id = ctypes.c_uint32()
+        _check(_recorder_intern_labels(self._live_handle(), label_array, count,
+                                       ctypes.byref(labels_id)))
+        return labels_id.value
+
     def record_stack(self, stack_id, values, labels=None, timestamp_ns=0):
-        """record, with the frames of intern_stack's `stack_id`."""
+        """record, with the frames of intern_stack's `stack_id`; labels are
+        {key: str or int} or an id from intern_labels."""
         stack_id = _int(stack_id, "stack_id", 1, 2**32 - 1)
+        labels_id = 0
+        if isinstance(labels, int):
+            labels_id, labels = _int(labels, "labels", 1, 2**32 - 1), None
         sample = _IdSample(stack_id, None, 0, *_values_and_labels(values, labels),
-                           _int(timestamp_ns, "timestamp_ns"))
+                           _int(timestamp_ns, "timestamp_ns"), labels_id)
         _check(_recorder_record_ids(self._live_handle(), ctypes.byref(sample)))
 
     def forget_ids(self):
-        """Frees what intern_stack interned; its ids are refused from now on
+        """Frees what intern_stack and intern_labels interned; their ids are refused from now on
         (what was recorded stays). For a process whose code keeps changing:
         forget now and then and intern what is still live again."""
         _check(_recorder_forget_ids(self._live_handle()))

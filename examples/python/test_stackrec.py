@@ -171,6 +171,27 @@ class RecorderTest(unittest.TestCase):
         with self.assertRaises(OverflowError):
             self.recorder.record_stack(0, [1, 1, 1])
 
+    def test_interned_labels_record_as_their_labels(self):
+        stack = self.recorder.intern_stack(USERS_SHOW)
+        labels = self.recorder.intern_labels({"thread id": 7, "thread name": "main"})
+        self.assertEqual(labels, self.recorder.intern_labels({"thread id": 7, "thread name": "main"}))
+        self.recorder.record_stack(stack, [1000, 1, 2000], labels)
+        self.recorder.record_stack(stack, [10, 1, 20], {"thread id": 7, "thread name": "main"})
+        self.assertEqual([(USERS_SHOW, {"cpu-time": 1010, "cpu-samples": 2, "wall-time": 2020},
+                           {"thread id": 7, "thread name": "main"})],
+                         Decoded(self.recorder.serialize()[2]).samples)
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            self.recorder.intern_labels({"": 1})
+        self.assertIn("labels[0].key is empty", str(raised.exception))
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            self.recorder.record_stack(stack, [1, 1, 1], labels + 1)
+        self.assertIn(f"sample.labels_id {labels + 1} is not an interned id", str(raised.exception))
+        self.recorder.forget_ids()
+        stack = self.recorder.intern_stack(USERS_SHOW)
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            self.recorder.record_stack(stack, [1, 1, 1], labels)
+        self.assertIn("stale", str(raised.exception))
+
     def test_disabled_types_are_left_out(self):
         with stackrec.Recorder(TYPES, enabled=[False, True, True]) as recorder:
             recorder.record(USERS_SHOW, [5, 1, 9])  # every value is still passed

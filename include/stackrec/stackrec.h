@@ -501,8 +501,10 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
 
 /* A runtime that knows its functions and call sites ahead of sampling (a
  * method table, a JIT's code map) can intern them once and then record
- * samples by id: per sample, no frame string is read or hashed. A profile
- * and a recorder each own one dictionary of ids.
+ * samples by id: per sample, no frame string is read or hashed. Label sets
+ * (a thread's labels, a request's) can be interned the same way, so that
+ * no label string is read either. A profile and a recorder each own one
+ * dictionary of ids.
  *  - Ids are uint32_t, never 0, and stay valid for every later call on the
  *    same handle: across serializations, resets, flips and
  *    reset_after_fork, until stackrec_<object>_forget_ids or free. A
@@ -518,7 +520,7 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
  *  - An id from before forget_ids is refused as stale (INVALID_ARGUMENT)
  *    during the next 255 forget_ids; after that it could be taken for a new
  *    id: do not keep ids across a forget.
- *  - Each table (mappings, functions, locations, stacks) holds at most
+ *  - Each table (mappings, functions, locations, stacks, label sets) holds at most
  *    16,777,215 ids: LIMIT_EXCEEDED past that.
  *  - Recorder threads: the intern_* calls, record_ids and forget_ids may be
  *    called from any number of threads, concurrently with record and
@@ -538,7 +540,10 @@ typedef struct stackrec_interned_location {
 
 /* A sample by id: the stack is stack_id (from intern_stack), or, when
  * stack_id is 0, the location ids location_ids[0, location_ids_len), leaf
- * first. values, labels and timestamp_ns as in stackrec_sample. */
+ * first. The labels are labels_id (from intern_labels), or, when labels_id
+ * is 0, labels[0, labels_len). values, labels and timestamp_ns as in
+ * stackrec_sample; a label set with the key "end_timestamp_ns" is refused
+ * for a sample with a timestamp_ns, as such labels are. */
 typedef struct stackrec_id_sample {
   uint32_t stack_id;
   const uint32_t *location_ids;
@@ -548,6 +553,7 @@ typedef struct stackrec_id_sample {
   const stackrec_label *labels;
   size_t labels_len;
   int64_t timestamp_ns;
+  uint32_t labels_id;
 } stackrec_id_sample;
 
 /* Interns a mapping (not all zero: "no mapping" is mapping_id 0). */
@@ -568,6 +574,12 @@ STACKREC_API stackrec_status stackrec_profile_intern_location(
 STACKREC_API stackrec_status stackrec_profile_intern_stack(
     stackrec_profile *profile, const uint32_t *location_ids,
     size_t location_ids_len, uint32_t *id);
+/* Interns a label set: the rules of stackrec_sample's labels apply, once
+ * (errors name "labels[i]"). The order of the labels is kept, as a
+ * sample's is. */
+STACKREC_API stackrec_status stackrec_profile_intern_labels(
+    stackrec_profile *profile, const stackrec_label *labels, size_t labels_len,
+    uint32_t *id);
 /* As stackrec_profile_add, by id. */
 STACKREC_API stackrec_status stackrec_profile_add_ids(
     stackrec_profile *profile, const stackrec_id_sample *sample);
@@ -587,6 +599,9 @@ STACKREC_API stackrec_status stackrec_recorder_intern_location(
 STACKREC_API stackrec_status stackrec_recorder_intern_stack(
     stackrec_recorder *recorder, const uint32_t *location_ids,
     size_t location_ids_len, uint32_t *id);
+STACKREC_API stackrec_status stackrec_recorder_intern_labels(
+    stackrec_recorder *recorder, const stackrec_label *labels, size_t labels_len,
+    uint32_t *id);
 /* As stackrec_recorder_record, by id. */
 STACKREC_API stackrec_status stackrec_recorder_record_ids(
     stackrec_recorder *recorder, const stackrec_id_sample *sample);
