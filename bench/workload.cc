@@ -445,6 +445,17 @@ size_t FillValuesAndLabels(const Workload& w, const Tick& tick, int64_t* values,
 
 }  // namespace
 
+size_t FillLabels(const Workload& w, const Tick& tick, stackrec_label* labels) {
+  labels[0] = {};
+  labels[0].key = Str(kThreadIdKey);
+  labels[1] = {};
+  labels[1].key = Str(kThreadNameKey);
+  labels[2] = {};
+  labels[2].key = Str(kSpanKey);
+  int64_t values[kSampleTypes];
+  return FillValuesAndLabels(w, tick, values, labels);
+}
+
 const stackrec_sample& SampleBuilder::Build(const Tick& tick) {
   const uint32_t depth = workload_.depth(tick.stack);
   const uint32_t* index = workload_.frames(tick.stack);
@@ -458,11 +469,12 @@ const stackrec_sample& SampleBuilder::Build(const Tick& tick) {
 IdSampleBuilder::IdSampleBuilder(const Workload& workload,
                                  const std::vector<uint32_t>& stack_ids,
                                  const std::vector<uint32_t>& location_ids,
-                                 bool by_location_ids)
+                                 bool by_location_ids, const LabelSetIds* label_sets)
     : workload_(workload),
       stack_ids_(stack_ids),
       location_ids_(location_ids),
       by_location_ids_(by_location_ids),
+      label_sets_(label_sets),
       frames_(workload.max_depth()) {
   labels_[0].key = Str(kThreadIdKey);
   labels_[1].key = Str(kThreadNameKey);
@@ -483,6 +495,11 @@ const stackrec_id_sample& IdSampleBuilder::Build(const Tick& tick) {
     sample_.stack_id = stack_ids_[tick.stack];
   }
   sample_.labels_len = FillValuesAndLabels(workload_, tick, values_, labels_);
+  if (label_sets_ != nullptr) {
+    sample_.labels_len = 0;
+    sample_.labels_id = tick.span == Tick::kNoSpan ? label_sets_->thread[tick.thread]
+                                                   : label_sets_->span[tick.span];
+  }
   return sample_;
 }
 

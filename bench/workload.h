@@ -198,10 +198,24 @@ class SampleBuilder {
 // A sample carries its stack id alone, or, with by_location_ids, the stack's
 // location ids, copied into one reused buffer per sample as a sampler fills
 // its buffer. The result is valid until the next Build.
+// Label-set ids of a workload's ticks: a thread's outside requests, and a
+// span's (0: not interned).
+struct LabelSetIds {
+  std::vector<uint32_t> thread = std::vector<uint32_t>(256);  // Tick::thread is 8 bits
+  std::vector<uint32_t> span = std::vector<uint32_t>(Tick::kNoSpan);
+};
+
+// A tick's labels (thread id, thread name and, inside a request, local root
+// span id) into `labels`; returns how many.
+size_t FillLabels(const Workload& w, const Tick& tick, stackrec_label* labels);
+
 class IdSampleBuilder {
  public:
+  // With `label_sets`, samples carry their tick's label-set id instead of
+  // labels.
   IdSampleBuilder(const Workload& workload, const std::vector<uint32_t>& stack_ids,
-                  const std::vector<uint32_t>& location_ids, bool by_location_ids);
+                  const std::vector<uint32_t>& location_ids, bool by_location_ids,
+                  const LabelSetIds* label_sets = nullptr);
   const stackrec_id_sample& Build(const Tick& tick);
 
  private:
@@ -209,6 +223,7 @@ class IdSampleBuilder {
   const std::vector<uint32_t>& stack_ids_;
   const std::vector<uint32_t>& location_ids_;
   const bool by_location_ids_;
+  const LabelSetIds* const label_sets_;
   std::vector<uint32_t> frames_;
   int64_t values_[kSampleTypes] = {};
   stackrec_label labels_[3] = {};

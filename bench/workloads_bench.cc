@@ -491,10 +491,28 @@ Measurement MeasureRecorder(const Workload& w, bool verify, bool serialize = tru
 
 // ---- The id path ---------------------------------------------------------------
 
-enum class IdMode { kStackId, kLocationIds };
-constexpr IdMode kIdModes[] = {IdMode::kStackId, IdMode::kLocationIds};
+// By stack id with the labels as strings, by stack id and label-set id (a
+// sampler that keeps its thread's and request's label set interned), by
+// location ids with the labels as strings.
+enum class IdMode { kStackId, kStackAndLabelsIds, kLocationIds };
+constexpr IdMode kIdModes[] = {IdMode::kStackId, IdMode::kStackAndLabelsIds,
+                               IdMode::kLocationIds};
 const char* IdModeName(IdMode mode) {
-  return mode == IdMode::kStackId ? "stack id" : "location ids";
+  switch (mode) {
+    case IdMode::kStackId: return "stack id";
+    case IdMode::kStackAndLabelsIds: return "stack id and label-set id";
+    case IdMode::kLocationIds: return "location ids";
+  }
+  return "";
+}
+// The same, as a benchmark name's last part.
+const char* IdModeKey(IdMode mode) {
+  switch (mode) {
+    case IdMode::kStackId: return "stack_id";
+    case IdMode::kStackAndLabelsIds: return "stack_and_labels_ids";
+    case IdMode::kLocationIds: return "location_ids";
+  }
+  return "";
 }
 
 bool IsEmpty(const stackrec_mapping& m) {
@@ -505,18 +523,21 @@ bool IsEmpty(const stackrec_function& f) {
   return f.name.len == 0 && f.system_name.len == 0 && f.filename.len == 0 && f.start_line == 0;
 }
 
-// The workload's mappings, functions, locations and stacks interned into one
-// profile or recorder, as a runtime does once ahead of sampling: the ids of
-// every location (by index) and stack. Interning an equal function again
+// The workload's mappings, functions, locations, stacks and label sets
+// interned into one profile or recorder, as a runtime does once ahead of
+// sampling: the ids of every location (by index), stack, thread's label set
+// outside requests and span's label set. Interning an equal function again
 // returns its id, so each location's function is simply interned.
 struct Interned {
   std::vector<uint32_t> location_ids, stack_ids;
+  LabelSetIds label_sets;
 };
 
-template <typename Mapping, typename Function, typename Location, typename Stack>
+template <typename Mapping, typename Function, typename Location, typename Stack,
+          typename Labels>
 bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
                     Function&& intern_function, Location&& intern_location,
-                    Stack&& intern_stack) {
+                    Stack&& intern_stack, Labels&& intern_labels) {
   out->location_ids.reserve(w.locations().size());
   for (const stackrec_location& loc : w.locations()) {
     stackrec_interned_location l = {};
@@ -542,6 +563,16 @@ bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
     uint32_t id = 0;
     if (intern_stack(ids.data(), size_t{w.depth(s)}, &id) != STACKREC_OK) return false;
     out->stack_ids.push_back(id);
+  }
+  // The label sets the ticks use (a sampler interns its thread's once, and
+  // a request's when it starts).
+  LabelSetIds& sets = out->label_sets;
+  stackrec_label labels[3] = {};
+  for (const Tick& tick : w.ticks()) {
+    uint32_t& id = tick.span == Tick::kNoSpan ? sets.thread[tick.thread] : sets.span[tick.span];
+    if (id != 0) continue;
+    const size_t n = FillLabels(w, tick, labels);
+    if (intern_labels(labels, n, &id) != STACKREC_OK) return false;
   }
   return true;
 }
@@ -580,6 +611,9 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
                 },
                 [p](const uint32_t* x, size_t n, uint32_t* id) {
                   return stackrec_profile_intern_stack(p, x, n, id);
+                },
+                [p](const stackrec_label* x, size_t n, uint32_t* id) {
+                  return stackrec_profile_intern_labels(p, x, n, id);
                 })
           : InternWorkload(
                 w, &interned,
@@ -594,11 +628,15 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
                 },
                 [r](const uint32_t* x, size_t n, uint32_t* id) {
                   return stackrec_recorder_intern_stack(r, x, n, id);
+                },
+                [r](const stackrec_label* x, size_t n, uint32_t* id) {
+                  return stackrec_recorder_intern_labels(r, x, n, id);
                 });
   m.intern_ms = intern_watch.CpuMs();
   if (!interned_ok) return Failed("interning the workload");
   IdSampleBuilder builder(w, interned.stack_ids, interned.location_ids,
-                          mode == IdMode::kLocationIds);
+                          mode == IdMode::kLocationIds,
+                          mode == IdMode::kStackAndLabelsIds ? &interned.label_sets : nullptr);
   const AddTiming t =
       p != nullptr
           ? TimedAddsWith(
@@ -1001,6 +1039,12 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"add, ns/sample (pre-interned ids: stack id, CPU)", Thousands(ids_p),
              Thousands(ids_r), "–", Ratio(add_b, ids_p), Ratio(add_b, ids_r),
              Target(std::max(ids_p, ids_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
+  const double both_p = id_med(P, IdMode::kStackAndLabelsIds, &Measurement::add_ns),
+               both_r = id_med(R, IdMode::kStackAndLabelsIds, &Measurement::add_ns);
+  table.Row({"add, ns/sample (pre-interned ids: stack id and label-set id, CPU)",
+             Thousands(both_p), Thousands(both_r), "–", Ratio(add_b, both_p),
+             Ratio(add_b, both_r),
+             Target(std::max(both_p, both_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
   table.Row({"add, ns/sample (pre-interned ids: location ids, CPU)",
              Thousands(id_med(P, IdMode::kLocationIds, &Measurement::add_ns)),
              Thousands(id_med(R, IdMode::kLocationIds, &Measurement::add_ns)), "–",
@@ -1042,6 +1086,9 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
              Thousands(med(R, &Measurement::add3_ns)), "", "", "", ""});
   table.Row({"recorder's steady state (third fill), ns/sample: stack id", "",
              Thousands(id_med(R, IdMode::kStackId, &Measurement::add3_ns)), "", "", "", ""});
+  table.Row({"recorder's steady state (third fill), ns/sample: stack id and label-set id",
+             "", Thousands(id_med(R, IdMode::kStackAndLabelsIds, &Measurement::add3_ns)), "",
+             "", "", ""});
   table.Row({"recorder's steady state (third fill), ns/sample: location ids", "",
              Thousands(id_med(R, IdMode::kLocationIds, &Measurement::add3_ns)), "", "", "",
              ""});
@@ -1109,6 +1156,10 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
         {"profile by stack id", id_runs[{P, IdMode::kStackId}][0].summary[0]},
         {"profile by location ids", id_runs[{P, IdMode::kLocationIds}][0].summary[0]},
         {"recorder by stack id", id_runs[{R, IdMode::kStackId}][0].summary[0]},
+        {"profile by stack and label-set ids",
+         id_runs[{P, IdMode::kStackAndLabelsIds}][0].summary[0]},
+        {"recorder by stack and label-set ids",
+         id_runs[{R, IdMode::kStackAndLabelsIds}][0].summary[0]},
         {"recorder by location ids", id_runs[{R, IdMode::kLocationIds}][0].summary[0]}};
     std::string report;
     ok = Verify(*w, outputs, &report) && ok;
@@ -1419,7 +1470,7 @@ void RegisterBenchmarks() {
       for (IdMode mode : kIdModes) {
         const std::string name = std::string("BM_AddIds/") + workload + "/" +
                                  (impl == Impl::kProfile ? "profile" : "recorder") + "/" +
-                                 (mode == IdMode::kStackId ? "stack_id" : "location_ids");
+                                 IdModeKey(mode);
         benchmark::RegisterBenchmark(
             name.c_str(),
             [workload, impl, mode](benchmark::State& s) { BM_AddIds(s, workload, impl, mode); })

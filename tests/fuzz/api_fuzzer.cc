@@ -4,8 +4,9 @@
 // A libFuzzer target that drives the C API with a byte-coded sequence of
 // calls (profile new / add / set_endpoint / serialize / reset, recorder
 // record / record_endpoint / serialize, and on both the pre-interned path:
-// intern_function / intern_location / intern_stack, add_ids / record_ids by
-// stack id or location ids, forget_ids; frames may be inlined into their
+// intern_function / intern_location / intern_stack / intern_labels,
+// add_ids / record_ids by stack id or location ids, labels as they are or by
+// label-set id, forget_ids; frames may be inlined into their
 // caller; live-heap track / untrack on the recorder), and checks, after
 // every call, its status against a reference model's verdict and, after
 // every serialize, that the output decodes to exactly what the model holds.
@@ -148,18 +149,26 @@ struct Model {
     return frames.empty() || !frames.back().inlined;
   }
 
+  // The rules of a label set (intern_labels checks these alone).
+  static bool LabelSetValid(const std::vector<LabelIn>& labels) {
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const LabelIn& l = labels[i];
+      if (l.key.empty()) return false;
+      if (!l.str.empty() && (l.num != 0 || !l.unit.empty())) return false;
+      for (size_t j = 0; j < i; ++j) {
+        if (labels[j].key == l.key) return false;
+      }
+      if (!ValidUtf8(l.key) || !ValidUtf8(l.str) || !ValidUtf8(l.unit)) return false;
+    }
+    return true;
+  }
+
   bool Accepts(const SampleIn& s) const {
     if (s.values.size() != enabled.size()) return false;
     if (!InliningValid(s.frames)) return false;
-    for (size_t i = 0; i < s.labels.size(); ++i) {
-      const LabelIn& l = s.labels[i];
-      if (l.key.empty()) return false;
-      if (!l.str.empty() && (l.num != 0 || !l.unit.empty())) return false;
+    if (!LabelSetValid(s.labels)) return false;
+    for (const LabelIn& l : s.labels) {
       if (s.timestamp != 0 && l.key == "end_timestamp_ns") return false;
-      for (size_t j = 0; j < i; ++j) {
-        if (s.labels[j].key == l.key) return false;
-      }
-      if (!ValidUtf8(l.key) || !ValidUtf8(l.str) || !ValidUtf8(l.unit)) return false;
     }
     for (const Frame& f : s.frames) {
       if (!ValidUtf8(f.name) || !ValidUtf8(f.file)) return false;
@@ -415,6 +424,7 @@ SampleIn ReadSample(Input& in, size_t types) {
 struct DictModel {
   std::vector<std::pair<uint32_t, std::vector<Frame>>> stacks;
   std::vector<std::pair<uint32_t, Frame>> locations;
+  std::vector<uint32_t> label_sets;
   std::vector<uint32_t> stale;
   int forgets = 0;
 };
@@ -439,6 +449,10 @@ struct IdCalls {
     return profile != nullptr
                ? stackrec_profile_intern_stack(profile, ids.data(), ids.size(), id)
                : stackrec_recorder_intern_stack(recorder, ids.data(), ids.size(), id);
+  }
+  stackrec_status Labels(const stackrec_label* labels, size_t len, uint32_t* id) const {
+    return profile != nullptr ? stackrec_profile_intern_labels(profile, labels, len, id)
+                              : stackrec_recorder_intern_labels(recorder, labels, len, id);
   }
   stackrec_status Add(const stackrec_id_sample* s) const {
     return profile != nullptr ? stackrec_profile_add_ids(profile, s)
@@ -480,10 +494,12 @@ void InternStack(const IdCalls& calls, const std::vector<Frame>& frames, DictMod
   if (valid) dict->stacks.emplace_back(id, frames);
 }
 
-// Adds a sample by stack id or by location ids: mostly ids the model knows,
-// sometimes stale or never-issued ones.
+// Adds a sample by stack id or by location ids, its labels as they are or
+// (`by_labels_id`) by a label-set id interned for it: mostly ids the model
+// knows, sometimes stale or never-issued ones.
 void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations,
-             const DictModel& dict, Model* model) {
+             bool by_labels_id, DictModel* dict_model, Model* model) {
+  const DictModel& dict = *dict_model;
   SampleIn s;
   bool ids_valid = true;
   auto pick = [&](const auto& known) -> const auto* {
@@ -527,6 +543,22 @@ void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations,
   sample.labels = c.sample.labels;
   sample.labels_len = c.sample.labels_len;
   sample.timestamp_ns = c.sample.timestamp_ns;
+  if (by_labels_id) {
+    sample.labels = nullptr;
+    sample.labels_len = 0;
+    if (in.Byte() >= 0xF0) {
+      sample.labels_id = bad_id();
+      ids_valid = false;
+    } else {
+      const bool valid = Model::LabelSetValid(s.labels);
+      if ((calls.Labels(c.sample.labels, c.sample.labels_len, &sample.labels_id) ==
+           STACKREC_OK) != valid) {
+        Fail("intern_labels: status disagrees with the model");
+      }
+      if (!valid) return;
+      dict_model->label_sets.push_back(sample.labels_id);
+    }
+  }
   const bool accepted = ids_valid && model->Accepts(s);
   if ((calls.Add(&sample) == STACKREC_OK) != accepted) {
     Fail("add_ids: status disagrees with the model");
@@ -540,8 +572,10 @@ void Forget(const IdCalls& calls, DictModel* dict) {
   ++dict->forgets;
   for (const auto& [id, frames] : dict->stacks) dict->stale.push_back(id);
   for (const auto& [id, frame] : dict->locations) dict->stale.push_back(id);
+  dict->stale.insert(dict->stale.end(), dict->label_sets.begin(), dict->label_sets.end());
   dict->stacks.clear();
   dict->locations.clear();
+  dict->label_sets.clear();
 }
 
 // ---- Live-heap tracking (recorder) ------------------------------------------
@@ -672,8 +706,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Model& m = on_profile ? profile_model : recorder_model;
       switch (code % 8) {
         case 0: case 4: InternStack(calls, ReadFrames(in), &dict); break;
-        case 1: case 5: AddById(calls, in, types, false, dict, &m); break;
-        case 2: AddById(calls, in, types, true, dict, &m); break;
+        case 1: AddById(calls, in, types, false, false, &dict, &m); break;
+        case 5: AddById(calls, in, types, false, true, &dict, &m); break;
+        case 2: AddById(calls, in, types, true, false, &dict, &m); break;
         case 3: Forget(calls, &dict); break;
         case 6: Track(recorder, in, types, recorder_model, &heap); break;
         default: {  // untrack: OK whether or not the object is tracked
