@@ -781,11 +781,11 @@ stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
 stackrec_status stackrec_profile_intern_labels(stackrec_profile* profile,
                                               const stackrec_label* labels, size_t labels_len,
                                               uint32_t* id) {
-  return stackrec::InternLabelsWith(profile, "profile", labels, labels_len, id,
-                                    [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
-                                      return stackrec::DictionaryOf(profile).InternLabels(views,
-                                                                                          out);
-                                    });
+  return stackrec::InternLabelsWith(
+      profile, "profile", labels, labels_len, id,
+      [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
+        return stackrec::DictionaryOf(profile).InternLabels(views, out);
+      });
 }
 
 stackrec_status stackrec_profile_add_ids(stackrec_profile* profile,
@@ -849,10 +849,11 @@ stackrec_status stackrec_recorder_intern_stack(stackrec_recorder* recorder,
 stackrec_status stackrec_recorder_intern_labels(stackrec_recorder* recorder,
                                                const stackrec_label* labels, size_t labels_len,
                                                uint32_t* id) {
-  return stackrec::InternLabelsWith(recorder, "recorder", labels, labels_len, id,
-                                    [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
-                                      return recorder->impl->InternLabels(views, out);
-                                    });
+  return stackrec::InternLabelsWith(
+      recorder, "recorder", labels, labels_len, id,
+      [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
+        return recorder->impl->InternLabels(views, out);
+      });
 }
 
 stackrec_status stackrec_recorder_record_ids(stackrec_recorder* recorder,

@@ -2,9 +2,9 @@
 // Copyright 2026 The stackrec Authors.
 //
 // Dictionary: the pre-interned mappings, functions, locations, stacks and
-// label sets a caller refers to by id (stackrec.h, "Pre-interned frames"). It belongs to
-// a stackrec_profile or a recorder, outlives their profiles, and is only
-// read by them: a profile imports (copies) what its samples use, so a
+// label sets a caller refers to by id (stackrec.h, "Pre-interned frames").
+// It belongs to a stackrec_profile or a recorder, outlives their profiles,
+// and is only read by them: a profile imports (copies) what its samples use, so a
 // dictionary can be forgotten without touching recorded data.
 //
 // Ids are generation << 24 | index. Invariant: index 0 is never handed out

@@ -2,9 +2,10 @@
 // Copyright 2026 The stackrec Authors.
 //
 // Pre-interned ids under real concurrency: samplers interning and recording
-// by id, some with an interned label set (and some with strings) while a serializer flips every millisecond
-// and another thread calls forget_ids now and then. A sampler whose ids went
-// stale interns its stacks again and retries the sample, as a runtime would.
+// by id, some with an interned label set (and some with strings), while a
+// serializer flips every millisecond and another thread calls forget_ids
+// now and then. A sampler whose ids went stale interns its stacks and label
+// set again and retries the sample, as a runtime would.
 // Run under the tsan preset in CI. Catch2's assertions run on the main
 // thread only; the other threads count what went wrong.
 #include <array>

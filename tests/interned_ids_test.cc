@@ -709,7 +709,8 @@ TEST_CASE("intern_labels gives equal label sets one id, and keeps their order") 
   CHECK(id_ba == 2);
   CHECK(id_none == 3);
 
-  const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const uint32_t stack =
+      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
   const int64_t values[] = {1, 1, 1};
   stackrec_id_sample s{};
   s.stack_id = stack;
@@ -784,7 +785,8 @@ TEST_CASE("at the memory cap, id samples needing a new stack or label set go to 
   AddIds(t, s);
   // Fill the profile with keys of new label sets (by id) until it is full.
   for (int i = 2; i < 5000; ++i) {
-    s.labels_id = Intern(t, {NumLabel("thread id", i), StrLabel("padding", std::string(64, 'x').c_str())});
+    s.labels_id =
+        Intern(t, {NumLabel("thread id", i), StrLabel("padding", std::string(64, 'x').c_str())});
     AddIds(t, s);
   }
   s.labels_id = Intern(t, {NumLabel("thread id", 99999)});

@@ -520,8 +520,8 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
  *  - An id from before forget_ids is refused as stale (INVALID_ARGUMENT)
  *    during the next 255 forget_ids; after that it could be taken for a new
  *    id: do not keep ids across a forget.
- *  - Each table (mappings, functions, locations, stacks, label sets) holds at most
- *    16,777,215 ids: LIMIT_EXCEEDED past that.
+ *  - Each table (mappings, functions, locations, stacks, label sets)
+ *    holds at most 16,777,215 ids: LIMIT_EXCEEDED past that.
  *  - Recorder threads: the intern_* calls, record_ids and forget_ids may be
  *    called from any number of threads, concurrently with record and
  *    serialize; like record, they never wait for the serializer (samplers
