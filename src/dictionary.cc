@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "utf8.h"
 
@@ -140,28 +141,29 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
 Status Dictionary::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) {
   static constexpr const char* kArray = "labels";
   STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, kArray));
-  scratch_labels_.clear();
-  bool end_timestamp = false;
+  // Checked in full before anything is interned.
   for (size_t i = 0; i < labels.size(); ++i) {
-    const LabelView& in = labels[i];
-    Label label;
-    struct Field {
-      absl::string_view s;
-      const char* name;
-      StringId* id;
-    };
-    for (const Field& f : {Field{in.key, "key", &label.key}, Field{in.str, "str", &label.str},
-                           Field{in.num_unit, "num_unit", &label.num_unit}}) {
-      if (!strings_.Intern(f.s, f.id)) {
-        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", kArray, i,
-                     f.name);
+    const LabelView& l = labels[i];
+    for (const auto& [s, name] : {std::pair{l.key, "key"}, std::pair{l.str, "str"},
+                                  std::pair{l.num_unit, "num_unit"}}) {
+      if (!IsValidUtf8(s)) {
+        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", kArray, i, name);
       }
     }
+  }
+  STACKREC_RETURN_IF_ERROR(CheckRoom(label_set_entries_.size(), "label sets"));
+  scratch_labels_.clear();
+  bool end_timestamp = false;
+  for (const LabelView& in : labels) {
+    Label label;
+    // Valid UTF-8: interning cannot fail.
+    (void)strings_.Intern(in.key, &label.key);
+    (void)strings_.Intern(in.str, &label.str);
+    (void)strings_.Intern(in.num_unit, &label.num_unit);
     label.num = in.num;
     end_timestamp |= in.key == kEndTimestampKey;
     scratch_labels_.push_back(label);
   }
-  STACKREC_RETURN_IF_ERROR(CheckRoom(label_set_entries_.size(), "label sets"));
   ReserveFor(label_set_entries_, 1);  // so that the push below cannot throw
   const uint32_t span = label_sets_.Intern(scratch_labels_);
   if (span >= label_set_indices_.size()) label_set_indices_.resize(size_t{span} + 1, 0);
