@@ -236,7 +236,9 @@ stackrec_id_sample IdSample() {
   return sample;
 }
 
-enum class By { kStackId, kLocationIds };
+// By stack id or location ids with the labels above; or by stack id and
+// the id of those labels interned as a label set.
+enum class By { kStackId, kStackAndLabelsIds, kLocationIds };
 
 void BM_AddIds(benchmark::State& state, By by) {
   ProfilePtr profile = NewProfile();
@@ -248,9 +250,17 @@ void BM_AddIds(benchmark::State& state, By by) {
     return state.SkipWithError(stackrec_last_error());
   }
   stackrec_id_sample sample = IdSample();
+  if (by == By::kStackAndLabelsIds) {
+    if (stackrec_profile_intern_labels(profile.get(), sample.labels, sample.labels_len,
+                                       &sample.labels_id) != STACKREC_OK) {
+      return state.SkipWithError(stackrec_last_error());
+    }
+    sample.labels = nullptr;
+    sample.labels_len = 0;
+  }
   size_t next = 0;
   for (auto _ : state) {
-    if (by == By::kStackId) {
+    if (by != By::kLocationIds) {
       sample.stack_id = ids.stacks[next];
     } else {
       sample.location_ids = ids.locations[next].data();
@@ -264,9 +274,10 @@ void BM_AddIds(benchmark::State& state, By by) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 BENCHMARK_CAPTURE(BM_AddIds, stack_id, By::kStackId);
+BENCHMARK_CAPTURE(BM_AddIds, stack_and_labels_ids, By::kStackAndLabelsIds);
 BENCHMARK_CAPTURE(BM_AddIds, location_ids, By::kLocationIds);
 
-void BM_RecordIds(benchmark::State& state) {
+void BM_RecordIds(benchmark::State& state, By by) {
   const stackrec_value_type types[kTypes] = {
       {Str("cpu-time"), Str("nanoseconds")},
       {Str("cpu-samples"), Str("count")},
@@ -287,6 +298,15 @@ void BM_RecordIds(benchmark::State& state) {
     return state.SkipWithError(stackrec_last_error());
   }
   stackrec_id_sample sample = IdSample();
+  if (by == By::kStackAndLabelsIds) {
+    if (stackrec_recorder_intern_labels(recorder, sample.labels, sample.labels_len,
+                                        &sample.labels_id) != STACKREC_OK) {
+      stackrec_recorder_free(recorder);
+      return state.SkipWithError(stackrec_last_error());
+    }
+    sample.labels = nullptr;
+    sample.labels_len = 0;
+  }
   size_t next = 0;
   for (auto _ : state) {
     sample.stack_id = ids.stacks[next];
@@ -299,7 +319,8 @@ void BM_RecordIds(benchmark::State& state) {
   stackrec_recorder_free(recorder);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
-BENCHMARK(BM_RecordIds);
+BENCHMARK_CAPTURE(BM_RecordIds, stack_id, By::kStackId);
+BENCHMARK_CAPTURE(BM_RecordIds, stack_and_labels_ids, By::kStackAndLabelsIds);
 
 // A profile of `count` distinct samples (distinct stack or labels) of the
 // demo's Rails workload: 8 threads, stacks 8 to 128 frames deep, thread and
