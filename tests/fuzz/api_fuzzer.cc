@@ -120,9 +120,12 @@ std::string FrameText(const std::string& name, const std::string& file, int64_t 
   return name + "\x1f" + file + "\x1f" + std::to_string(line);
 }
 
+// A label as text that no other label shares: the key's length first (keys
+// and strings may hold any character), then "=string" or "#number[unit]".
 std::string LabelText(const std::string& key, const std::string& str, int64_t num,
                       const std::string& unit) {
-  return str.empty() ? key + "=" + std::to_string(num) + "[" + unit + "]" : key + "=" + str;
+  const std::string head = std::to_string(key.size()) + ":" + key;
+  return str.empty() ? head + "#" + std::to_string(num) + "[" + unit + "]" : head + "=" + str;
 }
 
 int64_t SaturatingAdd(int64_t a, int64_t b) {
@@ -214,7 +217,7 @@ struct Model {
       if (enabled[i]) values.push_back(s.values[i]);
     }
     if (s.timestamp != 0) {
-      key.second.push_back("end_timestamp_ns=" + std::to_string(s.timestamp) + "[]");
+      key.second.push_back(LabelText("end_timestamp_ns", "", s.timestamp, ""));
       timed.emplace_back(key, values);
       return;
     }
@@ -224,21 +227,27 @@ struct Model {
     }
   }
 
-  // The key as the output shows it: "trace endpoint" first for a span with
-  // an endpoint, unless the sample has that label itself.
+  // The key as the output shows it: "trace endpoint" first for a span (a
+  // numeric "local root span id" label) with an endpoint, unless the sample
+  // has a "trace endpoint" label itself.
   static Key WithEndpoint(Key key, const std::map<uint64_t, std::string>& endpoints) {
-    const std::string span_prefix = "local root span id=";
+    const std::string endpoint_key = LabelText("trace endpoint", "", 0, "");
+    const std::string endpoint_head = endpoint_key.substr(0, endpoint_key.find('#'));
+    const std::string span_key = LabelText("local root span id", "", 0, "");
+    const std::string span_head = span_key.substr(0, span_key.find('#') + 1);
     std::string endpoint;
     for (const std::string& l : key.second) {
-      if (l.rfind("trace endpoint=", 0) == 0) return key;
-      if (l.rfind(span_prefix, 0) == 0 && l.back() == ']') {
-        const std::string digits = l.substr(span_prefix.size(), l.find('[') - span_prefix.size());
+      if (l.rfind(endpoint_head, 0) == 0) return key;
+      if (l.rfind(span_head, 0) == 0) {
+        const std::string digits = l.substr(span_head.size(), l.find('[') - span_head.size());
         const auto span = static_cast<uint64_t>(std::stoll(digits));
         auto it = endpoints.find(span);
         if (it != endpoints.end()) endpoint = it->second;
       }
     }
-    if (!endpoint.empty()) key.second.insert(key.second.begin(), "trace endpoint=" + endpoint);
+    if (!endpoint.empty()) {
+      key.second.insert(key.second.begin(), LabelText("trace endpoint", endpoint, 0, ""));
+    }
     return key;
   }
 };
