@@ -211,29 +211,32 @@ Status ToLabels(const stackrec_label* labels, size_t len, const char* array,
   // Grown, never shrunk: resizing down and up again per call would
   // zero-fill the views every time.
   if (scratch.labels.size() < len) scratch.labels.resize(len);
+  LabelView* const views = scratch.labels.data();  // once (see ToLocations)
   for (size_t i = 0; i < len; ++i) {
     const stackrec_label& in = labels[i];
-    LabelView& v = scratch.labels[i];
+    LabelView& v = views[i];
     STACKREC_RETURN_IF_ERROR(ToView(in.key, array, i, "key", &v.key));
     STACKREC_RETURN_IF_ERROR(ToView(in.str, array, i, "str", &v.str));
     STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, array, i, "num_unit", &v.num_unit));
     v.num = in.num;
   }
-  *out = absl::MakeConstSpan(scratch.labels.data(), len);
+  *out = absl::MakeConstSpan(views, len);
   return OkStatus();
 }
 
-Status ToSample(const stackrec_sample* s, SampleView* out) {
-  if (s == nullptr) return NullArgument("sample");
-  STACKREC_RETURN_IF_ERROR(CheckArray(s->locations, s->locations_len, "sample.locations"));
-  STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
-  STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
+// The sample's frames as views, in this thread's scratch; errors name
+// "sample.locations[i]". The array itself was checked by CheckArray.
+Status ToLocations(const stackrec_sample& s, absl::Span<const LocationView>* out) {
   SampleScratch& scratch = Scratch();
   // Grown, never shrunk (see ToLabels).
-  if (scratch.locations.size() < s->locations_len) scratch.locations.resize(s->locations_len);
-  for (size_t i = 0; i < s->locations_len; ++i) {
-    const stackrec_location& in = s->locations[i];
-    LocationView& v = scratch.locations[i];
+  if (scratch.locations.size() < s.locations_len) scratch.locations.resize(s.locations_len);
+  // Taken once: the views' stores may alias any pointer as far as the
+  // compiler knows, so indexing the vector would reload its data pointer
+  // (through a call to __tls_get_addr, from a shared library) every frame.
+  LocationView* const views = scratch.locations.data();
+  for (size_t i = 0; i < s.locations_len; ++i) {
+    const stackrec_location& in = s.locations[i];
+    LocationView& v = views[i];
     static constexpr const char* kArray = "sample.locations";
     v.mapping.memory_start = in.mapping.memory_start;
     v.mapping.memory_limit = in.mapping.memory_limit;
@@ -248,10 +251,82 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
     v.line = in.line;
     v.inlined = in.inlined;
   }
-  out->locations = absl::MakeConstSpan(scratch.locations.data(), s->locations_len);
-  out->values = absl::MakeConstSpan(s->values, s->values_len);
-  out->timestamp_ns = s->timestamp_ns;
-  return ToLabels(s->labels, s->labels_len, "sample.labels", &out->labels);
+  *out = absl::MakeConstSpan(views, s.locations_len);
+  return OkStatus();
+}
+
+// All of the sample but its frames; the arrays were checked by CheckArray.
+Status ToSampleRest(const stackrec_sample& s, SampleView* out) {
+  out->values = absl::MakeConstSpan(s.values, s.values_len);
+  out->timestamp_ns = s.timestamp_ns;
+  return ToLabels(s.labels, s.labels_len, "sample.labels", &out->labels);
+}
+
+Status CheckSampleArrays(const stackrec_sample& s) {
+  STACKREC_RETURN_IF_ERROR(CheckArray(s.locations, s.locations_len, "sample.locations"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s.values, s.values_len, "sample.values"));
+  return CheckArray(s.labels, s.labels_len, "sample.labels");
+}
+
+Status ToSample(const stackrec_sample* s, SampleView* out) {
+  if (s == nullptr) return NullArgument("sample");
+  STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
+  STACKREC_RETURN_IF_ERROR(ToLocations(*s, &out->locations));
+  return ToSampleRest(*s, out);
+}
+
+// The fingerprint FingerprintFrames would give the sample's frames as
+// views, read straight from the caller's structs: no copy, and one pass
+// over them. False if ToSample might refuse the array or a string in it
+// (ToSample then decides, and says why; a string of exactly
+// kMaxStringBytes, which it accepts, takes that path too).
+bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out) {
+  if (s.locations == nullptr && s.locations_len != 0) return false;
+  if (s.locations_len > std::numeric_limits<uint32_t>::max()) return false;
+  const stackrec_location* frames = s.locations;
+  // An empty string is never read, so its pointer need not be normalized
+  // as ToView does.
+  auto view = [](stackrec_str str) { return absl::string_view(str.ptr, str.len); };
+  return fingerprint_internal::FoldFrames(
+      s.locations_len,
+      [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+        const stackrec_location& f = frames[i];
+        const stackrec_str* strs[] = {&f.function.name, &f.function.filename,
+                                      &f.function.system_name, &f.mapping.filename,
+                                      &f.mapping.build_id};
+        // Without a branch per string: every length under the limit (a
+        // power of two, so one test of their bits), and no NULL with a length.
+        static_assert((kMaxStringBytes & (kMaxStringBytes - 1)) == 0, "");
+        size_t lengths = 0, null_lengths = 0;
+        for (const stackrec_str* str : strs) {
+          lengths |= str->len;
+          null_lengths |= str->ptr == nullptr ? str->len : 0;
+        }
+        if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) return false;
+        *hash = fingerprint_internal::HashFrame(f, view);
+        return true;
+      },
+      out);
+}
+
+// Converts `s` and passes it to `use(view, frames)`, a Profile::Add or a
+// Recorder::Record; errors as ToSample's. The frames go as a FramesHint:
+// fingerprinted straight from the caller's structs and converted into
+// views only if the profile does not know the stack already.
+template <typename Use>
+Status WithSample(const stackrec_sample* s, Use use) {
+  if (s == nullptr) return NullArgument("sample");
+  SampleView view;
+  Fingerprint fingerprint;
+  if (!FingerprintSampleFrames(*s, &fingerprint)) {
+    STACKREC_RETURN_IF_ERROR(ToSample(s, &view));  // says what is wrong
+    return use(view, static_cast<const FramesHint*>(nullptr));
+  }
+  STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
+  STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
+  auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
+  const FramesHint hint{fingerprint, s->locations_len, load};
+  return use(view, &hint);
 }
 
 // A C caller may put any int in an enum field; reading it as the C++ enum
@@ -385,9 +460,10 @@ stackrec_status stackrec_profile_add(stackrec_profile* profile,
                                      const stackrec_sample* sample) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
-    stackrec::SampleView view;
-    STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &view));
-    return profile->impl->Add(view);
+    return stackrec::WithSample(
+        sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
+          return profile->impl->Add(view, frames);
+        });
   });
 }
 
@@ -541,13 +617,14 @@ stackrec_status stackrec_recorder_record(stackrec_recorder* recorder,
                                          const stackrec_sample* sample) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
-    stackrec::SampleView view;
-    const Status converted = stackrec::ToSample(sample, &view);
-    if (!converted.ok()) {
-      recorder->impl->CountRejected();
-      return converted;
-    }
-    return recorder->impl->Record(view);
+    bool converted = false;
+    const Status status = stackrec::WithSample(
+        sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
+          converted = true;
+          return recorder->impl->Record(view, frames);
+        });
+    if (!converted) recorder->impl->CountRejected();
+    return status;
   });
 }
 

@@ -18,8 +18,13 @@
 #ifndef STACKREC_SRC_FINGERPRINT_H_
 #define STACKREC_SRC_FINGERPRINT_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
+
+#include "absl/base/attributes.h"
+#include "absl/strings/string_view.h"
 
 #include "absl/types/span.h"
 #include "sample_view.h"
@@ -48,6 +53,158 @@ Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 
 // Of a sequence of pre-interned location ids (dictionary.h).
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids);
+
+// ---- The frame hash, for callers that hash frames of their own type -------
+// (Here so that it inlines into their loops; see HashFrame and FoldFrames.)
+namespace fingerprint_internal {
+
+// The multiply-fold step of wyhash: 16 bytes per 64x64->128 multiplication.
+constexpr uint64_t kP0 = 0xa0761d6478bd642full, kP1 = 0xe7037ed1a0b428dbull;
+constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull, kP3 = 0x589965cc75374cc3ull;
+
+inline uint64_t Fold(uint64_t x, uint64_t y) {
+#if defined(__x86_64__)
+  // GCC 12 spills both halves of an __int128 product to the stack and
+  // reloads them before the xor; one mulq keeps them in rax:rdx.
+  uint64_t lo, hi;
+  asm("mulq %3" : "=a"(lo), "=d"(hi) : "a"(x), "rm"(y) : "cc");
+  return lo ^ hi;
+#else
+  const unsigned __int128 product = static_cast<unsigned __int128>(x) * y;
+  return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
+#endif
+}
+
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// One lane: h absorbs 16 bytes per step, under a pair of keys.
+inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0,
+                     uint64_t k1 = kP1) {
+  return Fold(w0 ^ h ^ k0, w1 ^ k1);
+}
+
+inline uint64_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// Absorbs the bytes of `s`; its length must have been absorbed before.
+// Branches only on the length's bucket (0, 1 to 3, 4 to 16, 17 to 32,
+// longer), not on the length itself: the names and paths of one program
+// mostly share a bucket, so the branches predict well. 4 to 16 bytes are
+// read with four overlapping 4-byte loads, and a longer string ends with
+// its last 16 bytes whatever the remainder, as wyhash does; the overlap is
+// harmless because the length was hashed first.
+inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0,
+                            uint64_t k1 = kP1) {
+  const char* p = s.data();
+  size_t n = s.size();
+  if (n <= 16) {
+    if (n >= 4) {
+      const size_t q = (n >> 3) << 2;  // 0 below 8 bytes, else 4
+      return Step(h, Load32(p) << 32 | Load32(p + q),
+                  Load32(p + n - 4) << 32 | Load32(p + n - 4 - q), k0, k1);
+    }
+    if (n == 0) return h;
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    return Step(h, uint64_t{u[0]} << 16 | uint64_t{u[n >> 1]} << 8 | u[n - 1], 0, k0, k1);
+  }
+  for (; n > 32; p += 16, n -= 16) h = Step(h, Load64(p), Load64(p + 8), k0, k1);
+  // 17 to 32 bytes left: the first 16, then the last 16.
+  h = Step(h, Load64(p), Load64(p + 8), k0, k1);
+  return Step(h, Load64(p + n - 16), Load64(p + n - 8), k0, k1);
+}
+
+// The frame's fields go through independent chains that the CPU runs in
+// parallel (one chain per string, one step per pair of integers), and are
+// then folded together: a single chain through all of them would cost a
+// multiplication's latency per 16 bytes. Always inlined into the caller's
+// loop over frames, so that the chains of neighbouring frames overlap too.
+//
+// `Frame` is LocationView, or a type with the same member names whose
+// strings `view` turns into string_views (c_api.cc hashes the caller's
+// stackrec_location this way, without copying it first); both must give
+// the same hash for the same frame.
+template <typename Frame, typename View>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view) {
+  const absl::string_view fn_name = view(f.function.name);
+  const absl::string_view fn_system_name = view(f.function.system_name);
+  const absl::string_view fn_filename = view(f.function.filename);
+  const absl::string_view map_filename = view(f.mapping.filename);
+  const absl::string_view map_build_id = view(f.mapping.build_id);
+  // What every frame has. String lengths are at most 2^24 (c_api.cc), so
+  // bit 63 is free for the inlined flag.
+  const uint64_t ints = Fold(f.address ^ kP0, static_cast<uint64_t>(f.line) ^ kP1);
+  const uint64_t lengths =
+      Fold(fn_name.size() ^ uint64_t{fn_filename.size()} << 32 ^ uint64_t{f.inlined} << 63 ^ kP2,
+           static_cast<uint64_t>(f.function.start_line) ^ kP3);
+  // Different seeds per field, so the same text in two fields differs.
+  const uint64_t name = AbsorbBytes(0x1d8e4e27c47d124full, fn_name);
+  const uint64_t file = AbsorbBytes(0x2d358dccaa6c78a5ull, fn_filename);
+  // A mapping and a system name: native frames have them and interpreted
+  // ones mostly not, so this is one predictable branch that spares most
+  // runtimes two multiplications per frame.
+  uint64_t rest = 0x8bb84b93962eacc9ull;
+  if ((f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
+       fn_system_name.size() | map_filename.size() | map_build_id.size()) != 0) {
+    rest = Fold(Fold(f.mapping.memory_start ^ kP0, f.mapping.memory_limit ^ kP1) ^
+                    f.mapping.file_offset ^ kP2,
+                fn_system_name.size() ^ uint64_t{map_filename.size()} << 32 ^ kP3) ^
+           map_build_id.size() * kP1;
+    rest = AbsorbBytes(AbsorbBytes(AbsorbBytes(rest, fn_system_name), map_filename),
+                       map_build_id);
+  }
+  return Fold(Fold(name ^ ints, file ^ lengths) ^ kP2, rest ^ kP3);
+}
+
+// Two lanes with different constants, for 128 bits.
+class Lanes {
+ public:
+  void Add(uint64_t w0, uint64_t w1) {
+    a_ = Step(a_, w0, w1, kP0, kP1);
+    b_ = Step(b_, w0, w1, kP2, kP3);
+  }
+  void AddBytes(absl::string_view s) {
+    a_ = AbsorbBytes(a_, s, kP0, kP1);
+    b_ = AbsorbBytes(b_, s, kP2, kP3);  // the same bytes under other keys
+  }
+  Fingerprint Finish() const {
+    return Fingerprint{Fold(a_ ^ kP1, b_ ^ kP2), Fold(b_ ^ kP3, a_ ^ kP0)};
+  }
+
+ private:
+  uint64_t a_ = 0x2d358dccaa6c78a5ull, b_ = 0x8bb84b93962eacc9ull;
+};
+
+// The fingerprint of `n` frames from their hashes: hash_at(i, &hash) sets
+// frame i's hash (from HashFrame), or returns false to stop, and then so
+// does this. Frame hashes are independent of each other; only this fold
+// is a chain, and it takes them two at a time.
+template <typename HashAt>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool FoldFrames(size_t n, HashAt hash_at,
+                                                    Fingerprint* out) {
+  Lanes lanes;
+  lanes.Add(n, 0x4b33a62ed433d4a3ull);
+  size_t i = 0;
+  uint64_t a, b;
+  for (; i + 2 <= n; i += 2) {
+    if (!hash_at(i, &a) || !hash_at(i + 1, &b)) return false;
+    lanes.Add(a, b);
+  }
+  if (i < n) {
+    if (!hash_at(i, &a)) return false;
+    lanes.Add(a, 0);
+  }
+  *out = lanes.Finish();
+  return true;
+}
+
+}  // namespace fingerprint_internal
 
 }  // namespace stackrec
 

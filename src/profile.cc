@@ -554,10 +554,26 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::Add(const SampleView& sample) {
-  const Status status = AddSample(sample);
+Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
+  const Status status = frames == nullptr ? AddSample(sample) : AddHinted(sample, *frames);
   if (status.ok()) ++samples_added_;
   return status;
+}
+
+Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
+  if (frames.count <= options_.max_frames) {
+    if (auto it = stack_cache_.find(frames.fingerprint); it != stack_cache_.end()) {
+      // Invariant: every stack in stack_cache_ was interned from content
+      // that passed ValidateInlining and the UTF-8 checks, and the same
+      // fingerprint means the same content. So the frames are not read.
+      STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
+      STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
+      return AddKey(it->second, /*truncated=*/false, /*frames=*/{}, sample.labels,
+                    sample.timestamp_ns);
+    }
+  }
+  STACKREC_RETURN_IF_ERROR(frames.load(&sample.locations));
+  return AddSample(sample);
 }
 
 Status Profile::TakeValues(absl::Span<const int64_t> values) {

@@ -174,6 +174,15 @@ struct KeyUndo {
   std::vector<int64_t> saved_values;  // ...and their values before, in order
 };
 
+// A sample's frames given by their count and fingerprint (FingerprintFrames
+// of their views), and converted into views only if `load` is called: a
+// profile that already holds the stack needs no more (see Profile::Add).
+struct FramesHint {
+  Fingerprint fingerprint;
+  size_t count = 0;
+  absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
+};
+
 class Dictionary;
 
 class Profile {
@@ -188,7 +197,12 @@ class Profile {
   // On error nothing observable changes: a rejected sample may leave
   // interned strings or locations behind, but the encoder writes only what
   // recorded samples reference.
-  Status Add(const SampleView& sample);
+  //
+  // With `frames`, sample.locations is ignored and the frames come from the
+  // hint: a stack this profile interned before (from the same content, so
+  // checked then) is found by its fingerprint, and its frames are neither
+  // converted nor checked again; any other is loaded and added as usual.
+  Status Add(const SampleView& sample, const FramesHint* frames = nullptr);
   // Adds a sample given by ids of a Dictionary (dictionary.h) whose current
   // generation is `generation`. What this profile imported from the
   // dictionary in that generation is found without the dictionary; the
@@ -357,6 +371,7 @@ class Profile {
 
   // Add, but for the count of samples added.
   Status AddSample(const SampleView& sample);
+  Status AddHinted(SampleView sample, const FramesHint& frames);
   Status AddIdSample(const IdSampleView& sample, uint32_t generation,
                      WithDictionary with_dictionary);
   // Forgets what was imported from a dictionary generation other than

@@ -220,8 +220,8 @@ Status Recorder::RecordWith(F&& add) {
   return status;
 }
 
-Status Recorder::Record(const SampleView& sample) {
-  return RecordWith([&](Profile& profile) { return profile.Add(sample); });
+Status Recorder::Record(const SampleView& sample, const FramesHint* frames) {
+  return RecordWith([&](Profile& profile) { return profile.Add(sample, frames); });
 }
 
 Status Recorder::RecordIds(const IdSampleView& sample) {

@@ -64,8 +64,8 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   // Sampler side: any number of threads, concurrently. Never waits for the
-  // serializer.
-  Status Record(const SampleView& sample);
+  // serializer. `frames` as in Profile::Add.
+  Status Record(const SampleView& sample, const FramesHint* frames = nullptr);
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
   // Live-heap tracking (live_heap.h): every serialization adds the objects

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The string path's shortcut, from the inside: a frame hashes the same read
+// from the caller's stackrec_location as from its view (what c_api.cc
+// relies on to skip the conversion), and Profile::Add with a FramesHint
+// loads the frames only for a stack it does not hold.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "fingerprint.h"
+#include "profile.h"
+#include "stackrec/stackrec.h"
+#include "status.h"
+
+using stackrec::Fingerprint;
+using stackrec::LocationView;
+
+namespace {
+
+stackrec_str Str(const std::string& s) { return stackrec_str{s.data(), s.size()}; }
+
+absl::string_view View(stackrec_str s) { return absl::string_view(s.ptr, s.len); }
+
+LocationView ToView(const stackrec_location& in) {
+  LocationView v;
+  v.mapping.memory_start = in.mapping.memory_start;
+  v.mapping.memory_limit = in.mapping.memory_limit;
+  v.mapping.file_offset = in.mapping.file_offset;
+  v.mapping.filename = View(in.mapping.filename);
+  v.mapping.build_id = View(in.mapping.build_id);
+  v.function.name = View(in.function.name);
+  v.function.system_name = View(in.function.system_name);
+  v.function.filename = View(in.function.filename);
+  v.function.start_line = in.function.start_line;
+  v.address = in.address;
+  v.line = in.line;
+  v.inlined = in.inlined;
+  return v;
+}
+
+Fingerprint OfViews(const std::vector<LocationView>& views) {
+  std::vector<uint64_t> hashes(views.size());
+  return stackrec::FingerprintFrames(views, hashes.data());
+}
+
+Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
+  Fingerprint out;
+  const bool done = stackrec::fingerprint_internal::FoldFrames(
+      frames.size(),
+      [&](size_t i, uint64_t* hash) {
+        *hash = stackrec::fingerprint_internal::HashFrame(frames[i], View);
+        return true;
+      },
+      &out);
+  REQUIRE(done);
+  return out;
+}
+
+// Strings of every length class the hash treats apart: empty, 1-3, 4-16,
+// 17-32 and longer.
+std::vector<std::string> Texts() {
+  std::vector<std::string> texts;
+  for (size_t len : {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49, 100}) {
+    std::string s;
+    for (size_t i = 0; i < len; ++i) s.push_back(static_cast<char>('a' + (i * 7 + len) % 26));
+    texts.push_back(s);
+  }
+  return texts;
+}
+
+}  // namespace
+
+TEST_CASE("a frame hashes the same read from the caller's struct as from its view") {
+  const std::vector<std::string> texts = Texts();
+  std::vector<stackrec_location> frames;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    stackrec_location f{};
+    f.function.name = Str(texts[i]);
+    f.function.filename = Str(texts[(i + 5) % texts.size()]);
+    f.function.start_line = static_cast<int64_t>(i);
+    f.line = static_cast<int64_t>(i * 3);
+    if (i % 3 == 0) {  // a native frame: mapping, address, system name
+      f.mapping.memory_start = 0x400000 + i;
+      f.mapping.memory_limit = 0x800000;
+      f.mapping.file_offset = i;
+      f.mapping.filename = Str(texts[(i + 9) % texts.size()]);
+      f.mapping.build_id = Str(texts[(i + 11) % texts.size()]);
+      f.function.system_name = Str(texts[(i + 13) % texts.size()]);
+      f.address = 0x401000 + i;
+    }
+    frames.push_back(f);
+  }
+  // Every prefix: odd and even frame counts fold differently.
+  std::vector<Fingerprint> seen;
+  for (size_t n = 0; n <= frames.size(); ++n) {
+    std::vector<stackrec_location> prefix(frames.begin(), frames.begin() + n);
+    std::vector<LocationView> views;
+    for (const stackrec_location& f : prefix) views.push_back(ToView(f));
+    const Fingerprint fingerprint = OfStructs(prefix);
+    CHECK(fingerprint == OfViews(views));
+    for (const Fingerprint& other : seen) CHECK_FALSE(fingerprint == other);
+    seen.push_back(fingerprint);
+  }
+}
+
+TEST_CASE("every field of a frame is part of its hash") {
+  const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
+  stackrec_location base{};
+  base.function.name = Str(name);
+  base.function.filename = Str(file);
+  base.function.start_line = 10;
+  base.line = 12;
+  const Fingerprint original = OfStructs({base});
+  const std::string other = "x";
+  std::vector<stackrec_location> changed(13, base);
+  changed[0].function.name = Str("Mod12::Class345#method_679");
+  changed[1].function.filename = Str("/app/lib/mod12/file_35.rb");
+  changed[2].function.system_name = Str(other);
+  changed[3].function.start_line = 11;
+  changed[4].line = 13;
+  changed[5].address = 1;
+  changed[6].inlined = true;
+  changed[7].mapping.memory_start = 1;
+  changed[8].mapping.memory_limit = 1;
+  changed[9].mapping.file_offset = 1;
+  changed[10].mapping.filename = Str(other);
+  changed[11].mapping.build_id = Str(other);
+  // The same text moved from one field to another.
+  changed[12].function.name = Str(file);
+  changed[12].function.filename = Str(name);
+  for (size_t i = 0; i < changed.size(); ++i) {
+    INFO("change " << i);
+    CHECK_FALSE(OfStructs({changed[i]}) == original);
+  }
+}
+
+namespace {
+
+stackrec::ProfileOptions Options(size_t max_frames = 0) {
+  stackrec::ProfileOptions in;
+  in.sample_types = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+  in.max_frames = max_frames;
+  stackrec::ProfileOptions out;
+  REQUIRE(stackrec::MakeProfileOptions(in, &out).ok());
+  return out;
+}
+
+// A stack of `depth` frames named "<prefix>0", "<prefix>1", ...
+class Stack {
+ public:
+  Stack(const std::string& prefix, size_t depth) {
+    for (size_t i = 0; i < depth; ++i) names_.push_back(prefix + std::to_string(i));
+    for (const std::string& n : names_) {
+      LocationView v;
+      v.function.name = n;
+      v.function.filename = "/app/stack.rb";
+      v.line = 7;
+      views_.push_back(v);
+    }
+  }
+  const std::vector<LocationView>& views() const { return views_; }
+  Fingerprint fingerprint() const { return OfViews(views_); }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<LocationView> views_;
+};
+
+// Adds `values` with the frames of `stack` given by a FramesHint; counts
+// the loads.
+stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
+                          std::vector<int64_t> values, int* loads,
+                          std::vector<stackrec::LabelView> labels = {}) {
+  stackrec::SampleView sample;
+  sample.values = values;
+  sample.labels = labels;
+  auto load = [&](absl::Span<const LocationView>* frames) {
+    ++*loads;
+    *frames = stack.views();
+    return stackrec::OkStatus();
+  };
+  const stackrec::FramesHint hint{stack.fingerprint(), stack.views().size(), load};
+  return profile->Add(sample, &hint);
+}
+
+}  // namespace
+
+TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the frames") {
+  stackrec::Profile profile(Options(), 0);
+  const Stack known("known", 40), unknown("unknown", 40);
+  int loads = 0;
+  REQUIRE(AddHinted(&profile, known, {1, 100}, &loads).ok());
+  CHECK(loads == 1);  // new to the profile: loaded, checked and interned
+  REQUIRE(AddHinted(&profile, known, {1, 50}, &loads).ok());
+  CHECK(loads == 1);
+  // A stack added without a hint is found by the hint as well.
+  stackrec::SampleView plain;
+  const std::vector<int64_t> values = {1, 25};
+  plain.values = values;
+  plain.locations = unknown.views();
+  REQUIRE(profile.Add(plain).ok());
+  REQUIRE(AddHinted(&profile, unknown, {1, 5}, &loads).ok());
+  CHECK(loads == 1);
+  REQUIRE(profile.key_count() == 2);
+  CHECK(profile.samples_added() == 4);
+  CHECK(profile.stacks().size() == 3);  // the empty stack and these two
+  for (size_t k = 0; k < 2; ++k) {
+    const auto frames = profile.stacks().Get(profile.key_stack(k));
+    REQUIRE(frames.size() == 40);
+    const int64_t* sums = profile.key_values(k);
+    const auto& leaf = profile.locations().Get(frames[0]);
+    const std::string name(profile.strings().Get(profile.functions().Get(leaf.function).name));
+    if (name == "known0") {
+      CHECK(sums[0] == 2);
+      CHECK(sums[1] == 150);
+    } else {
+      CHECK(name == "unknown0");
+      CHECK(sums[0] == 2);
+      CHECK(sums[1] == 30);
+    }
+  }
+}
+
+TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
+  stackrec::Profile profile(Options(8), 0);
+  const Stack deep("deep", 20);
+  int loads = 0;
+  REQUIRE(AddHinted(&profile, deep, {1, 1}, &loads).ok());
+  REQUIRE(AddHinted(&profile, deep, {1, 1}, &loads).ok());
+  // Its fingerprint is of all 20 frames, the profile's stack of 8 and a
+  // pseudo-frame: never the same, so every add loads.
+  CHECK(loads == 2);
+  CHECK(profile.samples_truncated() == 2);
+  REQUIRE(profile.key_count() == 1);
+  CHECK(profile.stacks().Get(profile.key_stack(0)).size() == 9);
+  CHECK(profile.key_values(0)[0] == 2);
+}
+
+TEST_CASE("a hinted sample of a known stack is checked like any other") {
+  stackrec::Profile profile(Options(), 0);
+  const Stack known("known", 10);
+  int loads = 0;
+  REQUIRE(AddHinted(&profile, known, {1, 7}, &loads).ok());
+  const stackrec::Status values = AddHinted(&profile, known, {1, 7, 9}, &loads);
+  CHECK(values.code() == stackrec::Code::kInvalidArgument);
+  CHECK(std::string(stackrec::LastErrorMessage()) ==
+        "sample.values_len is 3 but the profile declares 2 sample types");
+  stackrec::LabelView empty_key;
+  empty_key.str = "v";
+  const stackrec::Status labels = AddHinted(&profile, known, {1, 7}, &loads, {empty_key});
+  CHECK(labels.code() == stackrec::Code::kInvalidArgument);
+  CHECK(std::string(stackrec::LastErrorMessage()) == "sample.labels[0].key is empty");
+  CHECK(loads == 1);
+  CHECK(profile.samples_added() == 1);
+  REQUIRE(profile.key_count() == 1);
+  CHECK(profile.key_values(0)[0] == 1);
+  CHECK(profile.key_values(0)[1] == 7);
+}
