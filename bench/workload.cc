@@ -429,18 +429,23 @@ SampleBuilder::SampleBuilder(const Workload& workload)
 
 namespace {
 
-// A tick's values and labels (the keys are set once); returns labels_len.
+// A tick's label values (the keys are set once); returns labels_len.
+size_t FillLabelValues(const Workload& w, const Tick& tick, stackrec_label* labels) {
+  labels[0].num = w.thread_id(tick.thread);
+  labels[1].str = Str(w.thread_name(tick.thread));
+  if (tick.span == Tick::kNoSpan) return 2;
+  labels[2].num = static_cast<int64_t>(w.span_id(tick.span));
+  return 3;
+}
+
+// A tick's values and label values; returns labels_len.
 size_t FillValuesAndLabels(const Workload& w, const Tick& tick, int64_t* values,
                            stackrec_label* labels) {
   values[kCpuTime] = tick.cpu_ns;
   values[kCpuSamples] = 1;
   values[kWallTime] = tick.wall_ns;
   values[kAllocSamples] = (tick.flags & Tick::kAlloc) ? 1 : 0;
-  labels[0].num = w.thread_id(tick.thread);
-  labels[1].str = Str(w.thread_name(tick.thread));
-  if (tick.span == Tick::kNoSpan) return 2;
-  labels[2].num = static_cast<int64_t>(w.span_id(tick.span));
-  return 3;
+  return FillLabelValues(w, tick, labels);
 }
 
 }  // namespace
@@ -452,8 +457,7 @@ size_t FillLabels(const Workload& w, const Tick& tick, stackrec_label* labels) {
   labels[1].key = Str(kThreadNameKey);
   labels[2] = {};
   labels[2].key = Str(kSpanKey);
-  int64_t values[kSampleTypes];
-  return FillValuesAndLabels(w, tick, values, labels);
+  return FillLabelValues(w, tick, labels);
 }
 
 const stackrec_sample& SampleBuilder::Build(const Tick& tick) {

@@ -192,12 +192,6 @@ class SampleBuilder {
   stackrec_sample sample_ = {};
 };
 
-// The id path's sampler side: the same samples as SampleBuilder's, recorded
-// by id. `stack_ids` (by stack) and `location_ids` (by location index) are
-// what one profile or recorder gave when the workload was interned into it.
-// A sample carries its stack id alone, or, with by_location_ids, the stack's
-// location ids, copied into one reused buffer per sample as a sampler fills
-// its buffer. The result is valid until the next Build.
 // Label-set ids of a workload's ticks: a thread's outside requests, and a
 // span's (0: not interned).
 struct LabelSetIds {
@@ -209,6 +203,12 @@ struct LabelSetIds {
 // span id) into `labels`; returns how many.
 size_t FillLabels(const Workload& w, const Tick& tick, stackrec_label* labels);
 
+// The id path's sampler side: the same samples as SampleBuilder's, recorded
+// by id. `stack_ids` (by stack) and `location_ids` (by location index) are
+// what one profile or recorder gave when the workload was interned into it.
+// A sample carries its stack id alone, or, with by_location_ids, the stack's
+// location ids, copied into one reused buffer per sample as a sampler fills
+// its buffer. The result is valid until the next Build.
 class IdSampleBuilder {
  public:
   // With `label_sets`, samples carry their tick's label-set id instead of

@@ -142,15 +142,7 @@ Status Dictionary::InternLabels(absl::Span<const LabelView> labels, uint32_t* id
   static constexpr const char* kArray = "labels";
   STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, kArray));
   // Checked in full before anything is interned.
-  for (size_t i = 0; i < labels.size(); ++i) {
-    const LabelView& l = labels[i];
-    for (const auto& [s, name] : {std::pair{l.key, "key"}, std::pair{l.str, "str"},
-                                  std::pair{l.num_unit, "num_unit"}}) {
-      if (!IsValidUtf8(s)) {
-        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", kArray, i, name);
-      }
-    }
-  }
+  STACKREC_RETURN_IF_ERROR(ValidateLabelStrings(labels, kArray));
   STACKREC_RETURN_IF_ERROR(CheckRoom(label_set_entries_.size(), "label sets"));
   scratch_labels_.clear();
   bool end_timestamp = false;

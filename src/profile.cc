@@ -490,12 +490,16 @@ Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
       }
     }
   }
+  return ValidateLabelStrings(labels, "sample.labels");
+}
+
+Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array) {
   for (size_t i = 0; i < labels.size(); ++i) {
-    for (const Field& field : {Field{labels[i].key, "key"}, Field{labels[i].str, "str"},
-                               Field{labels[i].num_unit, "num_unit"}}) {
-      if (!IsValidUtf8(field.s)) {
-        return Error(Code::kInvalidArgument, "sample.labels[%zu].%s is not valid UTF-8",
-                     i, field.name);
+    const LabelView& l = labels[i];
+    for (const auto& [s, name] : {std::pair{l.key, "key"}, std::pair{l.str, "str"},
+                                  std::pair{l.num_unit, "num_unit"}}) {
+      if (!IsValidUtf8(s)) {
+        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", array, i, name);
       }
     }
   }

@@ -163,6 +163,9 @@ inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
 // non-empty key, not repeated; a string or a number (with its unit), not
 // both. UTF-8 is checked where strings are interned.
 Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array);
+// The UTF-8 of every label's key, str and num_unit, errors naming
+// "<array>[i].<field>", for callers that check before they intern.
+Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array);
 
 // Validates and copies `in` (the names are reported as "opts.<field>").
 Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out);

@@ -361,9 +361,10 @@ class Recorder:
         _check(_recorder_record_ids(self._live_handle(), ctypes.byref(sample)))
 
     def forget_ids(self):
-        """Frees what intern_stack and intern_labels interned; their ids are refused from now on
-        (what was recorded stays). For a process whose code keeps changing:
-        forget now and then and intern what is still live again."""
+        """Frees what intern_stack and intern_labels interned; their ids are
+        refused from now on (what was recorded stays). For a process whose
+        code keeps changing: forget now and then and intern what is still
+        live again."""
         _check(_recorder_forget_ids(self._live_handle()))
 
     def track(self, object_id, frames, values, labels=None):
