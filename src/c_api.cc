@@ -48,6 +48,7 @@ struct stackrec_profile {
   std::unique_ptr<stackrec::Profile> impl;
   // Pre-interned ids; created by the first call that needs it.
   std::unique_ptr<stackrec::Dictionary> dict;
+  stackrec::OutputSizes output_sizes;  // of this handle's serializations
 };
 
 struct stackrec_recorder {
@@ -512,7 +513,8 @@ stackrec_status stackrec_profile_serialize(
     encoded->start_ns = profile->impl->start_ns();
     encoded->end_ns = stackrec::NowUnixNanos();
     STACKREC_RETURN_IF_ERROR(stackrec::SerializeProfile(
-        *profile->impl, options, encoded->end_ns, &encoded->bytes, &encoded->stats));
+        *profile->impl, options, encoded->end_ns, &encoded->bytes, &encoded->stats,
+        &profile->output_sizes));
     encoded->endpoint_counts = profile->impl->EndpointCounts();
     *out = encoded.release();
     return OkStatus();

@@ -810,7 +810,12 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
 }
 
 Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, std::string* out, SerializationStats* stats) {
+                        int64_t end_ns, std::string* out, SerializationStats* stats,
+                        OutputSizes* sizes) {
+  if (sizes != nullptr) {
+    out->reserve(
+        std::min(sizes->Expected(options.compression), profile.options().max_output_bytes));
+  }
   *stats = SerializationStats();
   stats->samples_added = profile.samples_added();
   stats->samples_truncated = profile.samples_truncated();
@@ -818,6 +823,7 @@ Status SerializeProfile(Profile& profile, const SerializeOptions& options,
   const int64_t start = MonotonicNanos();
   const Status status = EncodePprofWithinLimit(profile, options, end_ns, out, &stats->encoded);
   stats->encode_ns = MonotonicNanos() - start;
+  if (sizes != nullptr && status.ok()) sizes->Record(options.compression, out->size());
   return status;
 }
 

@@ -17,6 +17,7 @@
 #ifndef STACKREC_SRC_PPROF_ENCODER_H_
 #define STACKREC_SRC_PPROF_ENCODER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,9 +73,33 @@ struct SerializationStats {
   int64_t encode_ns = 0;  // time spent in EncodePprofWithinLimit
 };
 
-// EncodePprofWithinLimit, timed, with the profile's counters.
+// The size of the last output, compressed or not, so that the next
+// serialization can reserve its output up front. The output is a
+// serialization's largest allocation, and growing it by reallocation holds
+// the old and the new buffer at once (a third more at the peak for a 2 MB
+// profile); a long-running profiler's outputs change slowly from one to
+// the next, and gzip's and zstd's differ by a few percent.
+class OutputSizes {
+ public:
+  // A little more than the last output like it; 0 if none yet.
+  size_t Expected(Compression compression) const {
+    const size_t last = last_[compression == Compression::kNone];
+    return last + last / 8;
+  }
+  void Record(Compression compression, size_t bytes) {
+    last_[compression == Compression::kNone] = bytes;
+  }
+
+ private:
+  size_t last_[2] = {};  // compressed, uncompressed
+};
+
+// EncodePprofWithinLimit, timed, with the profile's counters. With `sizes`,
+// *out is first given the capacity sizes->Expected() (at most the
+// profile's max_output_bytes), and a successful output's size is recorded.
 Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, std::string* out, SerializationStats* stats);
+                        int64_t end_ns, std::string* out, SerializationStats* stats,
+                        OutputSizes* sizes = nullptr);
 
 }  // namespace stackrec
 

@@ -434,7 +434,8 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   out->endpoint_counts = profile.EndpointCounts();
   Status status;
   try {
-    status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats);
+    status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats,
+                              &output_sizes_);
   } catch (...) {
     profile.Undo(live_undo);
     throw;

@@ -158,6 +158,8 @@ class Recorder {
   absl::flat_hash_map<uint64_t, std::string> carried_endpoints_;
   // The running live-heap totals; null when tracking is off.
   std::unique_ptr<LiveTotals> live_totals_;
+  // Of both slots: each slot serializes every other time.
+  OutputSizes output_sizes_;
 
   // Live-heap tracking, samplers' side (null when tracking is off). The
   // heap lock is taken after a slot's lock, never before, and never by the

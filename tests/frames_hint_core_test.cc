@@ -4,13 +4,15 @@
 // The string path's shortcut, from the inside: a frame hashes the same read
 // from the caller's stackrec_location as from its view (what c_api.cc
 // relies on to skip the conversion), and Profile::Add with a FramesHint
-// loads the frames only for a stack it does not hold.
+// loads the frames only for a stack it does not hold. And the output's
+// reservation from the last serialization's size.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "fingerprint.h"
+#include "pprof_encoder.h"
 #include "profile.h"
 #include "stackrec/stackrec.h"
 #include "status.h"
@@ -258,4 +260,44 @@ TEST_CASE("a hinted sample of a known stack is checked like any other") {
   REQUIRE(profile.key_count() == 1);
   CHECK(profile.key_values(0)[0] == 1);
   CHECK(profile.key_values(0)[1] == 7);
+}
+
+TEST_CASE("a serialization reserves its output from the last one like it") {
+  stackrec::Profile profile(Options(), 0);
+  for (int i = 0; i < 200; ++i) {
+    stackrec::SampleView sample;
+    const Stack stack("s" + std::to_string(i) + "_", 12);
+    const std::vector<int64_t> values = {1, i};
+    sample.values = values;
+    sample.locations = stack.views();
+    REQUIRE(profile.Add(sample).ok());
+  }
+  stackrec::OutputSizes sizes;
+  stackrec::SerializationStats stats;
+  std::string gzip, zstd, none;
+  const stackrec::SerializeOptions gzip_options{stackrec::Compression::kGzip, 0};
+  REQUIRE(stackrec::SerializeProfile(profile, gzip_options, 1, &gzip, &stats, &sizes).ok());
+  const size_t first = gzip.size();
+  // Compressed outputs share their estimate; an uncompressed one has its own.
+  CHECK(sizes.Expected(stackrec::Compression::kZstd) == first + first / 8);
+  CHECK(sizes.Expected(stackrec::Compression::kNone) == 0);
+  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kZstd, 0}, 1, &zstd,
+                                     &stats, &sizes)
+              .ok());
+  CHECK(zstd.capacity() >= first + first / 8);
+  CHECK(sizes.Expected(stackrec::Compression::kGzip) == zstd.size() + zstd.size() / 8);
+  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kNone, 0}, 1, &none,
+                                     &stats, &sizes)
+              .ok());
+  CHECK(sizes.Expected(stackrec::Compression::kNone) == none.size() + none.size() / 8);
+  // Never more than max_output_bytes.
+  stackrec::ProfileOptions capped = Options();
+  capped.max_output_bytes = size_t{1} << 20;
+  stackrec::Profile small(capped, 0);
+  sizes.Record(stackrec::Compression::kGzip, size_t{1} << 30);
+  std::string out;
+  REQUIRE(stackrec::SerializeProfile(small, gzip_options, 1, &out, &stats, &sizes).ok());
+  CHECK(out.capacity() >= capped.max_output_bytes);
+  CHECK(out.capacity() < 2 * capped.max_output_bytes);
+  CHECK(sizes.Expected(stackrec::Compression::kGzip) == out.size() + out.size() / 8);
 }
