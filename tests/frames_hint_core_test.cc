@@ -22,7 +22,9 @@ using stackrec::LocationView;
 
 namespace {
 
+// A view of `s`, which must outlive it.
 stackrec_str Str(const std::string& s) { return stackrec_str{s.data(), s.size()}; }
+stackrec_str Str(std::string&&) = delete;
 
 absl::string_view View(stackrec_str s) { return absl::string_view(s.ptr, s.len); }
 
@@ -116,10 +118,11 @@ TEST_CASE("every field of a frame is part of its hash") {
   base.function.start_line = 10;
   base.line = 12;
   const Fingerprint original = OfStructs({base});
-  const std::string other = "x";
+  const std::string other = "x", name2 = "Mod12::Class345#method_679",
+                    file2 = "/app/lib/mod12/file_35.rb";
   std::vector<stackrec_location> changed(13, base);
-  changed[0].function.name = Str("Mod12::Class345#method_679");
-  changed[1].function.filename = Str("/app/lib/mod12/file_35.rb");
+  changed[0].function.name = Str(name2);
+  changed[1].function.filename = Str(file2);
   changed[2].function.system_name = Str(other);
   changed[3].function.start_line = 11;
   changed[4].line = 13;
