@@ -117,11 +117,15 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
 }
 
 Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
-    : options_(std::move(options)), start_ns_(start_ns), heap_width_(heap_width) {
+    : options_(std::move(options)),
+      start_ns_(start_ns),
+      key_index_(NewKeyIndex()),
+      heap_width_(heap_width) {
   if (options_.enabled.empty()) {
     options_.enabled.assign(options_.sample_types.size(), true);
   }
   for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
+  row_words_ = 1 + stored_values_;
   InternConstants();
 }
 
@@ -158,12 +162,12 @@ void Profile::Reset(int64_t start_ns) {
   locations_.Clear();
   stacks_.Clear();
   label_sets_.Clear();
-  key_index_ = {};
+  key_index_ = NewKeyIndex();
   stack_cache_ = {};
   label_cache_ = {};
   frame_cache_ = {};
-  std::vector<Key>().swap(keys_);
-  std::vector<int64_t>().swap(values_);
+  std::vector<int64_t>().swap(rows_);
+  key_count_ = 0;
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
@@ -184,9 +188,9 @@ void Profile::ClearSamples(int64_t start_ns) {
   // and keeping its key index and rows (4 MB at 60,000 keys) would hold
   // that memory twice. Growing them again (measured both ways with the
   // workloads bench's steady-state rows) costs less than that bench's noise.
-  key_index_ = {};
-  std::vector<Key>().swap(keys_);
-  std::vector<int64_t>().swap(values_);
+  key_index_ = NewKeyIndex();
+  std::vector<int64_t>().swap(rows_);
+  key_count_ = 0;
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
@@ -259,9 +263,9 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
     }
     label_sets[id] = next->label_sets_.Intern(labels);
   };
-  for (const Key& k : keys_) {
-    stack(k.stack);
-    label_set(k.labels);
+  for (size_t i = 0; i < key_count_; ++i) {
+    stack(key_stack(i));
+    label_set(key_labels(i));
   }
   for (const Timed& t : timed_) {
     stack(t.stack);
@@ -462,12 +466,13 @@ size_t Profile::MemoryBytes() const {
   return strings_.MemoryBytes() + mappings_.MemoryBytes() +
          functions_.MemoryBytes() + locations_.MemoryBytes() +
          stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
-         MapBytes(key_index_) + MapBytes(endpoints_) + MapBytes(stack_cache_) +
+         MapBytes(endpoints_) + MapBytes(stack_cache_) +
          MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(imported_id_stacks_) +
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
-         VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + VectorBytes(keys_) +
-         VectorBytes(values_) + VectorBytes(timed_) + VectorBytes(timed_values_) +
+         VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + VectorBytes(rows_) +
+         key_index_.capacity() * (sizeof(uint32_t) + 1) + VectorBytes(timed_) +
+         VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
 
@@ -509,27 +514,33 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
   const Key key{stack, labels};
   if (auto it = key_index_.find(key); it != key_index_.end()) {
-    SumInto(it->second);
+    SumInto(*it);
   } else {
     InsertKey(key);
   }
 }
 
 void Profile::SumInto(uint32_t row) {
-  int64_t* sums = &values_[size_t{row} * stored_values_];
+  int64_t* sums = &rows_[size_t{row} * row_words_ + 1];
   for (size_t i = 0; i < stored_values_; ++i) {
     sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
   }
 }
 
 void Profile::InsertKey(Key key) {
-  // Grow the vectors before indexing the key, so that an allocation failure
-  // leaves the profile as it was.
-  ReserveFor(keys_, 1);
-  ReserveFor(values_, stored_values_);
-  key_index_.emplace(key, static_cast<uint32_t>(keys_.size()));
-  keys_.push_back(key);
-  values_.insert(values_.end(), scratch_values_.begin(), scratch_values_.end());
+  // The index hashes rows through rows_, so the row goes in first; rows_
+  // grows before it, and loses the row again if indexing throws, so that
+  // an allocation failure leaves the profile as it was.
+  ReserveFor(rows_, row_words_);
+  rows_.push_back(static_cast<int64_t>(key.Packed()));
+  rows_.insert(rows_.end(), scratch_values_.begin(), scratch_values_.end());
+  try {
+    key_index_.insert(static_cast<uint32_t>(key_count_));
+  } catch (...) {
+    rows_.resize(key_count_ * row_words_);
+    throw;
+  }
+  ++key_count_;
 }
 
 uint32_t Profile::InternPseudoStack(absl::string_view name) {
@@ -655,7 +666,7 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
   // One lookup: the common case is a key seen before.
   const Key key{stack, labels};
   if (auto it = key_index_.find(key); it != key_index_.end()) {
-    SumInto(it->second);
+    SumInto(*it);
     return OkStatus();
   }
   if (Full()) return AddOverflow(frames, label_views);
@@ -763,29 +774,31 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
   const Key key{stack, labels};
   scratch_values_.assign(values, values + stored_values_);
   if (auto it = key_index_.find(key); it != key_index_.end()) {
-    if (undo != nullptr && it->second < undo->key_count) {
+    const uint32_t row = *it;
+    if (undo != nullptr && row < undo->key_count) {
       ReserveFor(undo->rows, 1);
       ReserveFor(undo->saved_values, stored_values_);
-      undo->rows.push_back(it->second);
-      const int64_t* old = key_values(it->second);
+      undo->rows.push_back(row);
+      const int64_t* old = key_values(row);
       undo->saved_values.insert(undo->saved_values.end(), old, old + stored_values_);
     }
-    SumInto(it->second);
+    SumInto(row);
   } else {
     InsertKey(key);
   }
 }
 
 void Profile::Undo(const KeyUndo& undo) {
-  // Newest rows first, so that erasing never moves a row still to erase.
-  for (size_t i = keys_.size(); i > undo.key_count; --i) {
-    key_index_.erase(keys_[i - 1]);
+  // Unindexed while rows_ still holds them (the index reads their keys
+  // there), newest first.
+  for (size_t i = key_count_; i > undo.key_count; --i) {
+    key_index_.erase(static_cast<uint32_t>(i - 1));
   }
-  keys_.resize(std::min(keys_.size(), undo.key_count));
-  values_.resize(keys_.size() * stored_values_);
+  key_count_ = std::min(key_count_, undo.key_count);
+  rows_.resize(key_count_ * row_words_);
   for (size_t i = 0; i < undo.rows.size(); ++i) {
     std::copy_n(&undo.saved_values[i * stored_values_], stored_values_,
-                &values_[size_t{undo.rows[i]} * stored_values_]);
+                &rows_[size_t{undo.rows[i]} * row_words_ + 1]);
   }
 }
 

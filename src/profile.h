@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -320,12 +322,10 @@ class Profile {
 
   // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
   // and values [key_values(i), key_values(i) + stored_values()).
-  size_t key_count() const { return keys_.size(); }
-  uint32_t key_stack(size_t i) const { return keys_[i].stack; }
-  uint32_t key_labels(size_t i) const { return keys_[i].labels; }
-  const int64_t* key_values(size_t i) const {
-    return &values_[i * stored_values_];
-  }
+  size_t key_count() const { return key_count_; }
+  uint32_t key_stack(size_t i) const { return static_cast<uint32_t>(RowKey(i) >> 32); }
+  uint32_t key_labels(size_t i) const { return static_cast<uint32_t>(RowKey(i)); }
+  const int64_t* key_values(size_t i) const { return &rows_[i * row_words_ + 1]; }
 
   // Timestamped samples, one entry each.
   size_t timed_count() const { return timed_.size(); }
@@ -357,16 +357,38 @@ class Profile {
   StringId trace_endpoint_key() const { return trace_endpoint_key_; }
 
  private:
-  // A key of the aggregate. As the index's key it keeps the slot (key and
-  // row) at 12 bytes; a 64-bit key would pad it to 16.
+  // A key of the aggregate. As the heap index's key it keeps the slot (key
+  // and row) at 12 bytes; a 64-bit key would pad it to 16.
   struct Key {
     uint32_t stack, labels;
+    uint64_t Packed() const { return uint64_t{stack} << 32 | labels; }
     bool operator==(const Key& o) const { return stack == o.stack && labels == o.labels; }
     template <typename H>
     friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), uint64_t{k.stack} << 32 | k.labels);
+      return H::combine(std::move(h), k.Packed());
     }
   };
+  // The key index holds row numbers and finds them through rows_ (see
+  // there), by a row's key or by a Key.
+  struct RowHash {
+    using is_transparent = void;
+    const Profile* profile;
+    size_t operator()(uint64_t packed) const { return absl::Hash<uint64_t>{}(packed); }
+    size_t operator()(const Key& k) const { return (*this)(k.Packed()); }
+    size_t operator()(uint32_t row) const { return (*this)(profile->RowKey(row)); }
+  };
+  struct RowEq {
+    using is_transparent = void;
+    const Profile* profile;
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(uint32_t row, const Key& k) const { return profile->RowKey(row) == k.Packed(); }
+    bool operator()(const Key& k, uint32_t row) const { return (*this)(row, k); }
+  };
+  using KeyIndex = absl::flat_hash_set<uint32_t, RowHash, RowEq>;
+  KeyIndex NewKeyIndex() const { return KeyIndex(0, RowHash{this}, RowEq{this}); }
+  uint64_t RowKey(size_t row) const {
+    return static_cast<uint64_t>(rows_[row * row_words_]);
+  }
   struct Timed {
     uint32_t stack, labels;
     int64_t timestamp_ns;
@@ -446,10 +468,15 @@ class Profile {
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
 
-  // (stack, labels) -> index into keys_.
-  absl::flat_hash_map<Key, uint32_t> key_index_;
-  std::vector<Key> keys_;
-  std::vector<int64_t> values_;
+  // The aggregated samples, row after row of row_words_ words: the key
+  // (stack << 32 | labels), then its stored_values_ values. Beside its key,
+  // a row's values are summed where the lookup just read, and the index
+  // needs no copy of the key: 5 bytes a slot rather than the 13 of a
+  // (key, row) map, a megabyte less at 60,000 keys.
+  size_t row_words_ = 1;
+  size_t key_count_ = 0;
+  std::vector<int64_t> rows_;
+  KeyIndex key_index_;
   std::vector<Timed> timed_;
   std::vector<int64_t> timed_values_;
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
