@@ -19,7 +19,7 @@ constexpr size_t kMaxChunkBytes = 64 * 1024;
 
 }  // namespace
 
-StringTable::StringTable() { Clear(); }
+StringTable::StringTable() : index_(0, Hash{this}, Eq{this}) { Clear(); }
 
 void StringTable::Clear() {
   chunks_.clear();
@@ -27,9 +27,9 @@ void StringTable::Clear() {
   chunk_pos_ = nullptr;
   chunk_left_ = 0;
   std::vector<absl::string_view>().swap(strings_);
-  index_ = {};
+  index_ = decltype(index_)(0, Hash{this}, Eq{this});
   strings_.emplace_back();
-  index_.emplace(absl::string_view(), 0);
+  index_.insert(0);
 }
 
 absl::string_view StringTable::Copy(absl::string_view s) {
@@ -52,23 +52,29 @@ absl::string_view StringTable::Copy(absl::string_view s) {
 bool StringTable::Intern(absl::string_view s, StringId* id) {
   auto it = index_.find(s);
   if (it != index_.end()) {
-    *id = it->second;
+    *id = *it;
     return true;
   }
   if (!IsValidUtf8(s)) return false;
-  // Reserve first so that a failed allocation leaves the table unchanged.
+  // Reserve first so that a failed allocation leaves the table unchanged
+  // (but for the copy's bytes in the arena). The index hashes ids through
+  // strings_, so the string goes in before its id.
   ReserveFor(strings_, 1);
-  const absl::string_view copy = Copy(s);
   const auto new_id = static_cast<StringId>(strings_.size());
-  index_.emplace(copy, new_id);
-  strings_.push_back(copy);
+  strings_.push_back(Copy(s));
+  try {
+    index_.insert(new_id);
+  } catch (...) {
+    strings_.pop_back();
+    throw;
+  }
   *id = new_id;
   return true;
 }
 
 StringId StringTable::Find(absl::string_view s) const {
   auto it = index_.find(s);
-  return it == index_.end() ? 0 : it->second;
+  return it == index_.end() ? 0 : *it;
 }
 
 }  // namespace stackrec
