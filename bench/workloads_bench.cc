@@ -1073,8 +1073,10 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"zstd output", Bytes(Median(bytes(P, &Measurement::zstd_bytes))),
              Bytes(Median(bytes(R, &Measurement::zstd_bytes))), "–", "", "", ""});
   const double mem_p = Median(mem(P)), mem_r = Median(mem(R)), mem_b = Median(mem(B));
-  table.Row({"memory, MiB (peak RSS − loaded RSS)", Thousands(mem_p), Thousands(mem_r),
-             Thousands(mem_b), Ratio(mem_b, mem_p), Ratio(mem_b, mem_r),
+  // One decimal: a target is met or not by the exact figure (VmHWM and
+  // VmRSS are in kB).
+  table.Row({"memory, MiB (peak RSS − loaded RSS)", Thousands(mem_p, 1), Thousands(mem_r, 1),
+             Thousands(mem_b, 1), Ratio(mem_b, mem_p), Ratio(mem_b, mem_r),
              Target(std::max(mem_p, mem_r), t.mem_mib, Thousands(t.mem_mib))});
   table.Row({"uncompressed pprof", Bytes(Median(bytes(P, &Measurement::none_bytes))), "",
              Bytes(Median(bytes(B, &Measurement::none_bytes))), "", "", ""});
@@ -1131,7 +1133,7 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
               Range(values(R, &Measurement::gzip_ms), 0), Range(values(B, &Measurement::gzip_ms), 0)});
   spread.Row({"serialize zstd, ms", Range(values(P, &Measurement::zstd_ms), 0),
               Range(values(R, &Measurement::zstd_ms), 0), ""});
-  spread.Row({"memory, MiB", Range(mem(P), 0), Range(mem(R), 0), Range(mem(B), 0)});
+  spread.Row({"memory, MiB", Range(mem(P), 1), Range(mem(R), 1), Range(mem(B), 1)});
   spread.Row({"loaded RSS, MiB", Range(values(P, &Measurement::loaded_mib), 0),
               Range(values(R, &Measurement::loaded_mib), 0),
               Range(values(B, &Measurement::loaded_mib), 0)});

@@ -137,6 +137,13 @@ class SpanTable {
     return pool_.capacity() * sizeof(E) + offsets_.capacity() * sizeof(uint32_t) +
            index_.capacity() * (sizeof(uint32_t) + 1);
   }
+  // Gives back the pool's room to grow (up to half of it, geometric growth
+  // being what it is), for a table that will mostly be read for a while.
+  // A copy; ids and content stay.
+  void ShrinkToFit() {
+    pool_.shrink_to_fit();
+    offsets_.shrink_to_fit();
+  }
 
   void Clear() {
     std::vector<E>().swap(pool_);

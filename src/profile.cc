@@ -191,6 +191,9 @@ void Profile::ClearSamples(int64_t start_ns) {
   key_index_ = NewKeyIndex();
   std::vector<int64_t>().swap(rows_);
   key_count_ = 0;
+  // A recorder's cleared slot waits through the other slot's interval and
+  // serialization, the recorder's memory peak.
+  Compact();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
@@ -200,6 +203,13 @@ void Profile::ClearSamples(int64_t start_ns) {
   heap_keys_.clear();
   heap_values_.clear();
   start_ns_ = start_ns;
+}
+
+void Profile::Compact() {
+  frame_cache_ = {};
+  // The stacks are the largest table, and its pool's room to grow is idle
+  // until the program runs new code.
+  stacks_.ShrinkToFit();
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
@@ -273,9 +283,6 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   }
   for (const auto& [fingerprint, id] : stack_cache_) {
     if (stacks[id] != kNotYet) next->stack_cache_.emplace(fingerprint, stacks[id]);
-  }
-  for (const auto& [hash, id] : frame_cache_) {
-    if (locations[id] != kNotYet) next->frame_cache_.emplace(hash, locations[id]);
   }
   for (const auto& [fingerprint, id] : label_cache_) {
     if (label_sets[id] != kNotYet) next->label_cache_.emplace(fingerprint, label_sets[id]);

@@ -234,16 +234,27 @@ class Profile {
   void Reset(int64_t start_ns);
   // A new, empty profile starting at start_ns that already holds the
   // strings, functions, mappings, locations, stacks and label sets this
-  // one's samples use, with their fingerprints.
+  // one's samples use, with the fingerprints that find its stacks and
+  // label sets (not the frame cache, which only speeds the interning of a
+  // new stack: see ClearSamples).
   // What a recorder slot becomes after serialization: the next profile
   // finds its recurring stacks without interning them again, and entries
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
-  // Drops the samples (and frees their storage), endpoints and heap deltas
-  // but keeps every interned entry and cache: the cheap alternative to
-  // CarryOver when most entries are still in use.
+  // Drops the samples (and frees their storage), endpoints and heap
+  // deltas, and compacts the profile (below), but keeps every interned
+  // entry and the caches that find known stacks and label sets: the cheap
+  // alternative to CarryOver when most entries are still in use.
   void ClearSamples(int64_t start_ns);
+  // For a profile that will be read (encoded) before it is written again:
+  // frees the frame cache and gives back the stack pool's room to grow.
+  // The frame cache finds the known frames of a stack seen for the first
+  // time, which the steady state rarely meets, and it is the largest cache
+  // (17 bytes a slot per distinct frame); without it a new stack's frames
+  // are interned through the string table, a few lookups each, and it
+  // fills again as they come.
+  void Compact();
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
 
   // ---- Keys by content, for live-heap tracking (live_heap.h) -------------

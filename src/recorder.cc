@@ -398,6 +398,10 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
 
   // From here until the next flip, `old` is ours alone (invariant 1).
   Profile& profile = *old.profile;
+  // Encoding is the recorder's memory peak (the other slot's tables, this
+  // one's, and the output and compressor on top): what only speeds up
+  // adding goes before it.
+  profile.Compact();
   {
     SpinLockHolder hold(&upscaling_lock_);
     profile.set_upscaling_rules(upscaling_);
