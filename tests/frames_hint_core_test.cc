@@ -4,8 +4,10 @@
 // The string path's shortcut, from the inside: a frame hashes the same read
 // from the caller's stackrec_location as from its view (what c_api.cc
 // relies on to skip the conversion), and Profile::Add with a FramesHint
-// loads the frames only for a stack it does not hold. And the output's
-// reservation from the last serialization's size.
+// loads the frames only for a stack it does not hold, also once the
+// profile is compacted. And the output's reservation from the last
+// serialization's size.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -303,4 +305,41 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
   CHECK(out.capacity() >= capped.max_output_bytes);
   CHECK(out.capacity() < 2 * capped.max_output_bytes);
   CHECK(sizes.Expected(stackrec::Compression::kGzip) == out.size() + out.size() / 8);
+}
+
+TEST_CASE("Compact frees the frame cache and the stack pool's slack, and adding goes on") {
+  stackrec::Profile profile(Options(), 0);
+  std::vector<Stack> stacks;
+  for (int i = 0; i < 300; ++i) stacks.emplace_back("s" + std::to_string(i) + "_", 12);
+  int loads = 0;
+  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 1}, &loads).ok());
+  REQUIRE(loads == 300);
+  const size_t before = profile.MemoryBytes();
+  profile.Compact();
+  // 3,600 distinct frames, 17 bytes a slot of the frame cache at least.
+  CHECK(before - profile.MemoryBytes() >= 3600 * 17);
+  // Known stacks are still found by fingerprint, without their frames.
+  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 2}, &loads).ok());
+  CHECK(loads == 300);
+  CHECK(profile.key_count() == 300);
+  CHECK(profile.key_values(299)[0] == 2);
+  CHECK(profile.key_values(299)[1] == 3);
+  // A new stack of known frames is interned through the string table.
+  stackrec::SampleView sample;
+  const std::vector<int64_t> values = {1, 7};
+  sample.values = values;
+  std::vector<LocationView> frames = stacks[5].views();
+  std::reverse(frames.begin(), frames.end());
+  sample.locations = frames;
+  const size_t locations = profile.locations().size();
+  REQUIRE(profile.Add(sample).ok());
+  CHECK(profile.locations().size() == locations);  // no frame is new
+  REQUIRE(profile.key_count() == 301);
+  const auto ids = profile.stacks().Get(profile.key_stack(300));
+  REQUIRE(ids.size() == 12);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto& location = profile.locations().Get(ids[i]);
+    CHECK(profile.strings().Get(profile.functions().Get(location.function).name) ==
+          "s5_" + std::to_string(11 - i));
+  }
 }
