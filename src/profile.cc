@@ -185,7 +185,7 @@ void Profile::Reset(int64_t start_ns) {
 void Profile::ClearSamples(int64_t start_ns) {
   // The keys' storage is released, not kept for the next profile: a
   // recorder's cleared slot waits a whole interval while the other fills,
-  // and keeping its key index and rows (4 MB at 60,000 keys) would hold
+  // and keeping its key index and rows (3 MB at 60,000 keys) would hold
   // that memory twice. Growing them again (measured both ways with the
   // workloads bench's steady-state rows) costs less than that bench's noise.
   key_index_ = NewKeyIndex();
