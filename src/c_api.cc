@@ -198,6 +198,7 @@ Status ToLiveHeapOptions(const stackrec_profile_options* opts, size_t sample_typ
 struct SampleScratch {
   std::vector<LocationView> locations;
   std::vector<LabelView> labels;
+  std::vector<uint64_t> frame_hashes;
 };
 
 SampleScratch& Scratch() {
@@ -276,14 +277,20 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
   return ToSampleRest(*s, out);
 }
 
-// The fingerprint FingerprintFrames would give the sample's frames as
-// views, read straight from the caller's structs: no copy, and one pass
-// over them. False if ToSample might refuse the array or a string in it
-// (ToSample then decides, and says why; a string of exactly
-// kMaxStringBytes, which it accepts, takes that path too).
-bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out) {
+// The fingerprint and frame hashes FingerprintFrames would give the
+// sample's frames as views, read straight from the caller's structs: no
+// copy, and one pass over them. The hashes go to this thread's scratch.
+// False if ToSample might refuse the array or a string in it (ToSample then
+// decides, and says why; a string of exactly kMaxStringBytes, which it
+// accepts, takes that path too).
+bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
+                             const uint64_t** frame_hashes) {
   if (s.locations == nullptr && s.locations_len != 0) return false;
   if (s.locations_len > std::numeric_limits<uint32_t>::max()) return false;
+  std::vector<uint64_t>& scratch = Scratch().frame_hashes;
+  if (scratch.size() < s.locations_len) scratch.resize(s.locations_len);
+  uint64_t* const hashes = scratch.data();  // once (see ToLocations)
+  *frame_hashes = hashes;
   const stackrec_location* frames = s.locations;
   // An empty string is never read, so its pointer need not be normalized
   // as ToView does.
@@ -304,7 +311,7 @@ bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out) {
           null_lengths |= str->ptr == nullptr ? str->len : 0;
         }
         if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) return false;
-        *hash = fingerprint_internal::HashFrame(f, view);
+        *hash = hashes[i] = fingerprint_internal::HashFrame(f, view);
         return true;
       },
       out);
@@ -319,14 +326,15 @@ Status WithSample(const stackrec_sample* s, Use use) {
   if (s == nullptr) return NullArgument("sample");
   SampleView view;
   Fingerprint fingerprint;
-  if (!FingerprintSampleFrames(*s, &fingerprint)) {
+  const uint64_t* frame_hashes = nullptr;
+  if (!FingerprintSampleFrames(*s, &fingerprint, &frame_hashes)) {
     STACKREC_RETURN_IF_ERROR(ToSample(s, &view));  // says what is wrong
     return use(view, static_cast<const FramesHint*>(nullptr));
   }
   STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
   STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
   auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
-  const FramesHint hint{fingerprint, s->locations_len, load};
+  const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load};
   return use(view, &hint);
 }
 

@@ -595,7 +595,7 @@ Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
     }
   }
   STACKREC_RETURN_IF_ERROR(frames.load(&sample.locations));
-  return AddSample(sample);
+  return AddSample(sample, &frames);
 }
 
 Status Profile::TakeValues(absl::Span<const int64_t> values) {
@@ -617,7 +617,7 @@ Status Profile::TakeValues(absl::Span<const int64_t> values) {
   return OkStatus();
 }
 
-Status Profile::AddSample(const SampleView& sample) {
+Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
@@ -627,14 +627,23 @@ Status Profile::AddSample(const SampleView& sample) {
 
   // Find or intern the stack, the label set and the key. At the memory cap,
   // whatever would need a new entry goes to the storage-full pseudo-sample.
+  // The frames' hashes come with the hint unless the stack was cut.
+  Fingerprint stack_fp;
+  const uint64_t* frame_hashes;
+  if (hashed != nullptr && !truncated) {
+    stack_fp = hashed->fingerprint;
+    frame_hashes = hashed->frame_hashes;
+  } else {
+    scratch_frame_hashes_.resize(frames.size());
+    stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
+    frame_hashes = scratch_frame_hashes_.data();
+  }
   uint32_t stack;
-  scratch_frame_hashes_.resize(frames.size());
-  const Fingerprint stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     stack = it->second;
   } else {
     if (Full()) return AddOverflow(frames, sample.labels);
-    STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), &stack));
+    STACKREC_RETURN_IF_ERROR(InternStack(frames, frame_hashes, &stack));
     stack_cache_.emplace(stack_fp, stack);
   }
   return AddKey(stack, truncated, frames, sample.labels, sample.timestamp_ns);

@@ -179,12 +179,15 @@ struct KeyUndo {
   std::vector<int64_t> saved_values;  // ...and their values before, in order
 };
 
-// A sample's frames given by their count and fingerprint (FingerprintFrames
-// of their views), and converted into views only if `load` is called: a
-// profile that already holds the stack needs no more (see Profile::Add).
+// A sample's frames given by their count, fingerprint and hashes (what
+// FingerprintFrames gives for their views), and converted into views only
+// if `load` is called: a profile that already holds the stack needs no
+// more, and one that does not interns it with the hashes given (see
+// Profile::Add).
 struct FramesHint {
   Fingerprint fingerprint;
-  size_t count = 0;
+  const uint64_t* frame_hashes;  // `count` of them
+  size_t count;
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
 };
 
@@ -405,8 +408,9 @@ class Profile {
     int64_t timestamp_ns;
   };
 
-  // Add, but for the count of samples added.
-  Status AddSample(const SampleView& sample);
+  // Add, but for the count of samples added; `hashed`: the frames'
+  // fingerprint and hashes are known.
+  Status AddSample(const SampleView& sample, const FramesHint* hashed = nullptr);
   Status AddHinted(SampleView sample, const FramesHint& frames);
   Status AddIdSample(const IdSampleView& sample, uint32_t generation,
                      WithDictionary with_dictionary);

@@ -169,7 +169,6 @@ class Stack {
     }
   }
   const std::vector<LocationView>& views() const { return views_; }
-  Fingerprint fingerprint() const { return OfViews(views_); }
 
  private:
   std::vector<std::string> names_;
@@ -189,7 +188,9 @@ stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
     *frames = stack.views();
     return stackrec::OkStatus();
   };
-  const stackrec::FramesHint hint{stack.fingerprint(), stack.views().size(), load};
+  std::vector<uint64_t> hashes(stack.views().size());
+  const Fingerprint fingerprint = stackrec::FingerprintFrames(stack.views(), hashes.data());
+  const stackrec::FramesHint hint{fingerprint, hashes.data(), stack.views().size(), load};
   return profile->Add(sample, &hint);
 }
 
