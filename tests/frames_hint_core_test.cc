@@ -8,7 +8,6 @@
 // profile is compacted. And the output's reservation from the last
 // serialization's size.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
