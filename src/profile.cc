@@ -191,9 +191,6 @@ void Profile::ClearSamples(int64_t start_ns) {
   key_index_ = NewKeyIndex();
   std::vector<int64_t>().swap(rows_);
   key_count_ = 0;
-  // A recorder's cleared slot waits through the other slot's interval and
-  // serialization, the recorder's memory peak.
-  Compact();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};

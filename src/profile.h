@@ -245,13 +245,14 @@ class Profile {
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
-  // Drops the samples (and frees their storage), endpoints and heap
-  // deltas, and compacts the profile (below), but keeps every interned
-  // entry and the caches that find known stacks and label sets: the cheap
-  // alternative to CarryOver when most entries are still in use.
+  // Drops the samples (and frees their storage), endpoints and heap deltas
+  // but keeps every interned entry and cache: the cheap alternative to
+  // CarryOver when most entries are still in use.
   void ClearSamples(int64_t start_ns);
   // For a profile that will be read (encoded) before it is written again:
-  // frees the frame cache and gives back the stack pool's room to grow.
+  // frees the frame cache and gives back the stack pool's room to grow. A
+  // recorder compacts the slot it is about to encode, which then waits,
+  // compacted, through the other slot's interval and serialization.
   // The frame cache finds the known frames of a stack seen for the first
   // time, which the steady state rarely meets, and it is the largest cache
   // (17 bytes a slot per distinct frame); without it a new stack's frames

@@ -398,10 +398,6 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
 
   // From here until the next flip, `old` is ours alone (invariant 1).
   Profile& profile = *old.profile;
-  // Encoding is the recorder's memory peak (the other slot's tables, this
-  // one's, and the output and compressor on top): what only speeds up
-  // adding goes before it.
-  profile.Compact();
   {
     SpinLockHolder hold(&upscaling_lock_);
     profile.set_upscaling_rules(upscaling_);
@@ -436,6 +432,12 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   out->start_ns = profile.start_ns();
   out->end_ns = flip_ns;
   out->endpoint_counts = profile.EndpointCounts();
+  // Encoding is the recorder's memory peak (the other slot's tables, this
+  // one's, and the output and compressor on top): what only speeds up
+  // adding goes before it, once nothing more is added (the live totals
+  // above intern their stacks here). Nothing adds to the slot after it
+  // either, until it is the active slot again.
+  profile.Compact();
   Status status;
   try {
     status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats,
