@@ -280,13 +280,11 @@ Status ToSample(const stackrec_sample* s, SampleView* out) {
 // The fingerprint and frame hashes FingerprintFrames would give the
 // sample's frames as views, read straight from the caller's structs: no
 // copy, and one pass over them. The hashes go to this thread's scratch.
-// False if ToSample might refuse the array or a string in it (ToSample then
-// decides, and says why; a string of exactly kMaxStringBytes, which it
-// accepts, takes that path too).
+// The array was checked by CheckArray. False if ToLocations might refuse a
+// string (it then decides, and says why; a string of exactly
+// kMaxStringBytes, which it accepts, takes that path too).
 bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
                              const uint64_t** frame_hashes) {
-  if (s.locations == nullptr && s.locations_len != 0) return false;
-  if (s.locations_len > std::numeric_limits<uint32_t>::max()) return false;
   std::vector<uint64_t>& scratch = Scratch().frame_hashes;
   if (scratch.size() < s.locations_len) scratch.resize(s.locations_len);
   uint64_t* const hashes = scratch.data();  // once (see ToLocations)
@@ -324,14 +322,15 @@ bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
 template <typename Use>
 Status WithSample(const stackrec_sample* s, Use use) {
   if (s == nullptr) return NullArgument("sample");
+  STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
   SampleView view;
   Fingerprint fingerprint;
   const uint64_t* frame_hashes = nullptr;
   if (!FingerprintSampleFrames(*s, &fingerprint, &frame_hashes)) {
-    STACKREC_RETURN_IF_ERROR(ToSample(s, &view));  // says what is wrong
+    STACKREC_RETURN_IF_ERROR(ToLocations(*s, &view.locations));  // says what is wrong
+    STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
     return use(view, static_cast<const FramesHint*>(nullptr));
   }
-  STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
   STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
   auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
   const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load};
