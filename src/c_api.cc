@@ -209,6 +209,10 @@ SampleScratch& Scratch() {
 // The labels as views, in this thread's scratch; errors name "<array>[i]".
 Status ToLabels(const stackrec_label* labels, size_t len, const char* array,
                 absl::Span<const LabelView>* out) {
+  if (len == 0) {  // no labels, or a label-set id: no thread-local scratch
+    *out = {};
+    return OkStatus();
+  }
   SampleScratch& scratch = Scratch();
   // Grown, never shrunk: resizing down and up again per call would
   // zero-fill the views every time.

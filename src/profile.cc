@@ -119,13 +119,14 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
 Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     : options_(std::move(options)),
       start_ns_(start_ns),
-      key_index_(NewKeyIndex()),
       heap_width_(heap_width) {
   if (options_.enabled.empty()) {
     options_.enabled.assign(options_.sample_types.size(), true);
   }
   for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
   row_words_ = 1 + stored_values_;
+  // Sized once: TakeValues and AddToKey overwrite it in place.
+  scratch_values_.resize(stored_values_);
   InternConstants();
 }
 
@@ -162,7 +163,7 @@ void Profile::Reset(int64_t start_ns) {
   locations_.Clear();
   stacks_.Clear();
   label_sets_.Clear();
-  key_index_ = NewKeyIndex();
+  key_index_.Clear();
   stack_cache_ = {};
   label_cache_ = {};
   frame_cache_ = {};
@@ -188,7 +189,7 @@ void Profile::ClearSamples(int64_t start_ns) {
   // and keeping its key index and rows (3 MB at 60,000 keys) would hold
   // that memory twice. Growing them again (measured both ways with the
   // workloads bench's steady-state rows) costs less than that bench's noise.
-  key_index_ = NewKeyIndex();
+  key_index_.Clear();
   std::vector<int64_t>().swap(rows_);
   key_count_ = 0;
   std::vector<Timed>().swap(timed_);
@@ -391,6 +392,7 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
 
 Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
                                int64_t timestamp_ns) const {
+  if (labels.empty()) return OkStatus();  // the id path's usual case
   STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, "sample.labels"));
   if (timestamp_ns == 0) return OkStatus();
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -475,7 +477,7 @@ size_t Profile::MemoryBytes() const {
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
          VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + VectorBytes(rows_) +
-         key_index_.capacity() * (sizeof(uint32_t) + 1) + VectorBytes(timed_) +
+         key_index_.MemoryBytes() + VectorBytes(timed_) +
          VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
@@ -516,11 +518,12 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
 }
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
-  const Key key{stack, labels};
-  if (auto it = key_index_.find(key); it != key_index_.end()) {
-    SumInto(*it);
+  const uint64_t packed = Key{stack, labels}.Packed();
+  const uint32_t tag = KeyIndex::Tag(packed);
+  if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
+    SumInto(row);
   } else {
-    InsertKey(key);
+    InsertKey(packed, tag);
   }
 }
 
@@ -531,19 +534,14 @@ void Profile::SumInto(uint32_t row) {
   }
 }
 
-void Profile::InsertKey(Key key) {
-  // The index hashes rows through rows_, so the row goes in first; rows_
-  // grows before it, and loses the row again if indexing throws, so that
-  // an allocation failure leaves the profile as it was.
+void Profile::InsertKey(uint64_t packed, uint32_t tag) {
+  // Both grow first, so that an allocation failure leaves the profile as
+  // it was; then nothing below can throw.
   ReserveFor(rows_, row_words_);
-  rows_.push_back(static_cast<int64_t>(key.Packed()));
-  rows_.insert(rows_.end(), scratch_values_.begin(), scratch_values_.end());
-  try {
-    key_index_.insert(static_cast<uint32_t>(key_count_));
-  } catch (...) {
-    rows_.resize(key_count_ * row_words_);
-    throw;
-  }
+  key_index_.ReserveOne();
+  rows_.push_back(static_cast<int64_t>(packed));
+  for (int64_t v : scratch_values_) rows_.push_back(v);
+  key_index_.Insert(tag, static_cast<uint32_t>(key_count_));
   ++key_count_;
 }
 
@@ -603,13 +601,15 @@ Status Profile::TakeValues(absl::Span<const int64_t> values) {
                  "types",
                  values.size(), declared);
   }
-  if (stored_values_ == declared) {  // every type enabled: one copy
-    scratch_values_.assign(values.begin(), values.end());
+  int64_t* const out = scratch_values_.data();  // stored_values_ of them
+  // Loops rather than std::copy, which calls memmove for a few words.
+  if (stored_values_ == declared) {  // every type enabled
+    for (size_t i = 0; i < declared; ++i) out[i] = values[i];
     return OkStatus();
   }
-  scratch_values_.clear();
+  size_t j = 0;
   for (size_t i = 0; i < declared; ++i) {
-    if (options_.enabled[i]) scratch_values_.push_back(values[i]);
+    if (options_.enabled[i]) out[j++] = values[i];
   }
   return OkStatus();
 }
@@ -677,13 +677,14 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     return OkStatus();
   }
   // One lookup: the common case is a key seen before.
-  const Key key{stack, labels};
-  if (auto it = key_index_.find(key); it != key_index_.end()) {
-    SumInto(*it);
+  const uint64_t packed = Key{stack, labels}.Packed();
+  const uint32_t tag = KeyIndex::Tag(packed);
+  if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
+    SumInto(row);
     return OkStatus();
   }
   if (Full()) return AddOverflow(frames, label_views);
-  InsertKey(key);
+  InsertKey(packed, tag);
   return OkStatus();
 }
 
@@ -784,10 +785,10 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
                        KeyUndo* undo) {
-  const Key key{stack, labels};
-  scratch_values_.assign(values, values + stored_values_);
-  if (auto it = key_index_.find(key); it != key_index_.end()) {
-    const uint32_t row = *it;
+  const uint64_t packed = Key{stack, labels}.Packed();
+  const uint32_t tag = KeyIndex::Tag(packed);
+  std::copy(values, values + stored_values_, scratch_values_.begin());
+  if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     if (undo != nullptr && row < undo->key_count) {
       ReserveFor(undo->rows, 1);
       ReserveFor(undo->saved_values, stored_values_);
@@ -797,15 +798,15 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
     }
     SumInto(row);
   } else {
-    InsertKey(key);
+    InsertKey(packed, tag);
   }
 }
 
 void Profile::Undo(const KeyUndo& undo) {
-  // Unindexed while rows_ still holds them (the index reads their keys
-  // there), newest first.
+  // The keys added since, newest first, unindexed by their tags.
   for (size_t i = key_count_; i > undo.key_count; --i) {
-    key_index_.erase(static_cast<uint32_t>(i - 1));
+    const auto row = static_cast<uint32_t>(i - 1);
+    key_index_.Erase(KeyIndex::Tag(RowKey(row)), row);
   }
   key_count_ = std::min(key_count_, undo.key_count);
   rows_.resize(key_count_ * row_words_);

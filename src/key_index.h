@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// KeyIndex: the aggregate's index from a key (a packed 64-bit (stack,
+// labels)) to its row, the lookup every aggregated sample makes.
+//
+// Why not absl::flat_hash_set: a set of row numbers must read a row's key
+// to rehash it, and a new key costs two probes (find, then insert), each
+// hashing the key again. Here a slot keeps the key's 32-bit tag beside the
+// row, so a probe compares tags and reads a row only to confirm a match,
+// growth rehashes from the tags alone, and a new key goes into the first
+// empty slot after the probe that missed it, in the cache line just read.
+//
+// Open addressing with linear probing over 8-byte slots, tag << 32 | row + 1
+// (0: empty), at most 5/8 full: a miss probes about four slots, mostly in
+// one 64-byte line. A key's home slot is its tag modulo the capacity, so a
+// tag match is a key match but for 2^-(32 - log2(capacity)) of the probes,
+// and the row tells. Erase shifts the probe chain back (no tombstones).
+#ifndef STACKREC_SRC_KEY_INDEX_H_
+#define STACKREC_SRC_KEY_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "fingerprint.h"
+
+namespace stackrec {
+
+class KeyIndex {
+ public:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+
+  // The tag of a key: the slot it starts probing at, and what a probe
+  // compares before it reads a row.
+  static uint32_t Tag(uint64_t key) {
+    return static_cast<uint32_t>(fingerprint_internal::Fold(key ^ fingerprint_internal::kP0,
+                                                           fingerprint_internal::kP1));
+  }
+
+  // The row of `key` (whose tag is `tag`), or kNone. key_of(row) is the key
+  // of an indexed row.
+  template <typename KeyOf>
+  uint32_t Find(uint64_t key, uint32_t tag, KeyOf key_of) const {
+    if (slots_.empty()) return kNone;
+    for (size_t i = tag & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return kNone;
+      if (static_cast<uint32_t>(slot >> 32) == tag) {
+        const uint32_t row = static_cast<uint32_t>(slot) - 1;
+        if (key_of(row) == key) return row;
+      }
+    }
+  }
+
+  // Makes room for one more entry, so that the Insert that follows cannot
+  // throw; throws std::bad_alloc (the index unchanged) if growing fails.
+  void ReserveOne() {
+    if ((size_ + 1) * 8 > slots_.size() * 5) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
+  }
+
+  // Adds `row` under `tag`, for a key not in the index; after ReserveOne.
+  void Insert(uint32_t tag, uint32_t row) {
+    Place(slots_.data(), mask_, Slot(tag, row));
+    ++size_;
+  }
+
+  // Removes `row`, indexed under `tag`.
+  void Erase(uint32_t tag, uint32_t row) {
+    const uint64_t target = Slot(tag, row);
+    size_t hole = tag & mask_;
+    while (slots_[hole] != target) hole = (hole + 1) & mask_;
+    // Backward shift: each later entry of the chain that may sit in the
+    // hole (its home is not cyclically within (hole, j]) moves into it.
+    for (size_t j = (hole + 1) & mask_; slots_[j] != 0; j = (j + 1) & mask_) {
+      const size_t home = static_cast<uint32_t>(slots_[j] >> 32) & mask_;
+      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+        slots_[hole] = slots_[j];
+        hole = j;
+      }
+    }
+    slots_[hole] = 0;
+    --size_;
+  }
+
+  size_t size() const { return size_; }
+  size_t MemoryBytes() const { return slots_.capacity() * sizeof(uint64_t); }
+  // Empty, with its storage freed.
+  void Clear() { *this = KeyIndex(); }
+
+ private:
+  static uint64_t Slot(uint32_t tag, uint32_t row) {
+    return uint64_t{tag} << 32 | (uint64_t{row} + 1);
+  }
+  static void Place(uint64_t* slots, size_t mask, uint64_t slot) {
+    size_t i = static_cast<uint32_t>(slot >> 32) & mask;
+    while (slots[i] != 0) i = (i + 1) & mask;
+    slots[i] = slot;
+  }
+  void Rehash(size_t capacity) {
+    std::vector<uint64_t> grown(capacity, 0);  // may throw: nothing changed yet
+    for (uint64_t slot : slots_) {
+      if (slot != 0) Place(grown.data(), capacity - 1, slot);
+    }
+    slots_ = std::move(grown);
+    mask_ = capacity - 1;
+  }
+
+  std::vector<uint64_t> slots_;  // a power of two of them, or none
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_KEY_INDEX_H_

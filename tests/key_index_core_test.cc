@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// KeyIndex (src/key_index.h) against a model: every key it holds is found
+// at its row and every other key is not, through growth, through chains of
+// equal tags and equal home slots that wrap around the end of the table,
+// and after erasures, which shift chains back.
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "key_index.h"
+
+using stackrec::KeyIndex;
+
+namespace {
+
+// Rows and their keys as a profile keeps them, with tags chosen by the test.
+struct Rows {
+  std::vector<uint64_t> keys;
+  std::vector<uint32_t> tags;
+  KeyIndex index;
+
+  uint32_t Add(uint64_t key, uint32_t tag) {
+    const auto row = static_cast<uint32_t>(keys.size());
+    keys.push_back(key);
+    tags.push_back(tag);
+    index.ReserveOne();
+    index.Insert(tag, row);
+    return row;
+  }
+  uint32_t Find(uint64_t key, uint32_t tag) const {
+    return index.Find(key, tag, [this](uint32_t row) { return keys.at(row); });
+  }
+};
+
+// Every live row is found, every erased one is not, and the count agrees.
+void CheckAgainst(const Rows& rows, const std::vector<bool>& live) {
+  size_t count = 0;
+  for (size_t row = 0; row < rows.keys.size(); ++row) {
+    const uint32_t found = rows.Find(rows.keys[row], rows.tags[row]);
+    if (live[row]) {
+      CHECK(found == row);
+      ++count;
+    } else {
+      CHECK(found == KeyIndex::kNone);
+    }
+  }
+  CHECK(rows.index.size() == count);
+}
+
+}  // namespace
+
+TEST_CASE("KeyIndex finds each key at its row, and no key it does not hold",
+          "[key_index]") {
+  Rows rows;
+  CHECK(rows.Find(1, KeyIndex::Tag(1)) == KeyIndex::kNone);  // empty: no slots
+  CHECK(rows.index.MemoryBytes() == 0);
+  std::mt19937_64 rng(7);
+  std::vector<bool> live;
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t key = rng();
+    rows.Add(key, KeyIndex::Tag(key));
+    live.push_back(true);
+  }
+  CheckAgainst(rows, live);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t absent = rng();
+    CHECK(rows.Find(absent, KeyIndex::Tag(absent)) == KeyIndex::kNone);
+  }
+  // Grown by doubling from 16 slots, never more than 5/8 full.
+  const size_t slots = rows.index.MemoryBytes() / sizeof(uint64_t);
+  CHECK(slots == 8192);
+  CHECK(rows.index.size() * 8 <= slots * 5);
+}
+
+TEST_CASE("KeyIndex tells keys with equal tags apart by their rows", "[key_index]") {
+  // Every key has the same tag, so the same home slot and one chain: only
+  // the rows' keys tell them apart.
+  Rows rows;
+  std::vector<bool> live;
+  for (uint64_t key = 100; key < 140; ++key) {
+    rows.Add(key, 0xabcdef07u);
+    live.push_back(true);
+  }
+  CheckAgainst(rows, live);
+  CHECK(rows.Find(99, 0xabcdef07u) == KeyIndex::kNone);
+}
+
+TEST_CASE("KeyIndex erases from chains that wrap around the end of the table",
+          "[key_index]") {
+  // 16 slots; tags whose home is slot 14 or 15, so chains wrap to 0, 1, ...
+  // and entries of other homes sit in between.
+  Rows rows;
+  const uint32_t tags[] = {14, 15, 14, 0, 15, 14, 1, 0x10e, 0x20f};
+  std::vector<bool> live;
+  for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); ++i) {
+    rows.Add(1000 + i, tags[i]);
+    live.push_back(true);
+  }
+  REQUIRE(rows.index.MemoryBytes() == 16 * sizeof(uint64_t));
+  CheckAgainst(rows, live);
+  // Out of the middle of the chain, its head, then what the shifts moved.
+  for (uint32_t row : {2u, 0u, 5u, 3u, 8u, 1u}) {
+    rows.index.Erase(rows.tags[row], row);
+    live[row] = false;
+    CheckAgainst(rows, live);
+  }
+}
+
+TEST_CASE("KeyIndex matches a model through random inserts and erasures",
+          "[key_index]") {
+  // Tags from a small range, so that chains are long and often cross.
+  std::mt19937 rng(11);
+  Rows rows;
+  std::vector<bool> live;
+  for (int round = 0; round < 4000; ++round) {
+    const bool erase = rng() % 3 == 0 && rows.index.size() > 0;
+    if (erase) {
+      uint32_t row;
+      do {
+        row = static_cast<uint32_t>(rng() % rows.keys.size());
+      } while (!live[row]);
+      rows.index.Erase(rows.tags[row], row);
+      live[row] = false;
+    } else {
+      rows.Add(round, static_cast<uint32_t>(rng() % 64));
+      live.push_back(true);
+    }
+    if (round % 97 == 0) CheckAgainst(rows, live);
+  }
+  CheckAgainst(rows, live);
+  rows.index.Clear();
+  CHECK(rows.index.size() == 0);
+  CHECK(rows.index.MemoryBytes() == 0);
+  CHECK(rows.Find(rows.keys[0], rows.tags[0]) == KeyIndex::kNone);
+}
