@@ -864,7 +864,11 @@ stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
                                               uint32_t* id) {
   return stackrec::InternStackWith(profile, "profile", location_ids, location_ids_len, id,
                                    [&](absl::Span<const uint32_t> ids, uint32_t* out) {
-                                     return stackrec::DictionaryOf(profile).InternStack(ids, out);
+                                     stackrec::Dictionary& dict = stackrec::DictionaryOf(profile);
+                                     STACKREC_RETURN_IF_ERROR(dict.InternStack(ids, out));
+                                     profile->impl->ImportInterned(
+                                         dict, stackrec::Profile::Interned::kStack, *out);
+                                     return OkStatus();
                                    });
 }
 
@@ -874,7 +878,10 @@ stackrec_status stackrec_profile_intern_labels(stackrec_profile* profile,
   return stackrec::InternLabelsWith(
       profile, "profile", labels, labels_len, id,
       [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
-        return stackrec::DictionaryOf(profile).InternLabels(views, out);
+        stackrec::Dictionary& dict = stackrec::DictionaryOf(profile);
+        STACKREC_RETURN_IF_ERROR(dict.InternLabels(views, out));
+        profile->impl->ImportInterned(dict, stackrec::Profile::Interned::kLabelSet, *out);
+        return OkStatus();
       });
 }
 

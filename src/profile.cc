@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <new>
 #include <utility>
 
 #include "dictionary.h"
@@ -850,6 +851,13 @@ void Profile::ClearHeapDeltas() {
 
 // ---- Pre-interned ids ---------------------------------------------------
 
+inline uint32_t Profile::Imported(const std::vector<uint32_t>& imports, uint32_t id) const {
+  const uint32_t index = id & Dictionary::kIndexMask;
+  return id >> Dictionary::kIndexBits == dict_generation_ && index < imports.size()
+             ? imports[index]
+             : kNotImported;
+}
+
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
   const Status status = AddIdSample(sample, generation, with_dictionary);
@@ -870,16 +878,10 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
   if (generation != dict_generation_) SyncDictionary(generation);
   // The fast path: a stack and a label set imported in this generation, no
   // dictionary.
-  auto imported = [this](const std::vector<uint32_t>& imports, uint32_t id) {
-    const uint32_t index = id & Dictionary::kIndexMask;
-    return id >> Dictionary::kIndexBits == dict_generation_ && index < imports.size()
-               ? imports[index]
-               : kNotImported;
-  };
   uint32_t packed = kNotImported;
   Fingerprint fingerprint{};
   if (sample.stack_id != 0) {
-    packed = imported(imported_stacks_, sample.stack_id);
+    packed = Imported(imported_stacks_, sample.stack_id);
   } else {
     fingerprint = FingerprintIds(sample.location_ids);
     if (auto it = imported_id_stacks_.find(fingerprint); it != imported_id_stacks_.end()) {
@@ -887,7 +889,7 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
     }
   }
   const bool by_labels_id = sample.labels_id != 0;
-  uint32_t labels = by_labels_id ? imported(imported_label_sets_, sample.labels_id) : 0;
+  uint32_t labels = by_labels_id ? Imported(imported_label_sets_, sample.labels_id) : 0;
   bool over_memory = false;
   if (packed == kNotImported || labels == kNotImported) {
     STACKREC_RETURN_IF_ERROR(with_dictionary([&](const Dictionary& dict) -> Status {
@@ -940,6 +942,24 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
                             sample.timestamp_ns);
   }
   return AddKey(stack, truncated, {}, sample.labels, sample.timestamp_ns);
+}
+
+void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept {
+  try {
+    SyncDictionary(dict.generation());
+    const bool stack = what == Interned::kStack;
+    if (Imported(stack ? imported_stacks_ : imported_label_sets_, id) != kNotImported || Full()) {
+      return;
+    }
+    uint32_t packed;
+    // An id just handed out by `dict`: the imports cannot refuse it.
+    const Status imported =
+        stack ? ImportStack(dict, id, &packed) : ImportLabelSet(dict, id, &packed);
+    (void)imported;
+  } catch (const std::bad_alloc&) {
+    // Every import step leaves the tables consistent (an entry is marked
+    // imported only once it is interned): the first sample resumes it.
+  }
 }
 
 void Profile::SyncDictionary(uint32_t generation) {

@@ -222,6 +222,15 @@ class Profile {
       absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
   Status AddIds(const IdSampleView& sample, uint32_t generation,
                 WithDictionary with_dictionary);
+  // Copies the stack or label set `id`, just interned into `dict`, into
+  // this profile now rather than at the first sample that names it, which
+  // then costs what every later one does. (Interning happens once; the
+  // first sample of a stack is on a sampler's hot path.) Not at the memory
+  // cap, where AddIds imports nothing either, and not if memory runs out:
+  // this only saves work, and what it leaves half done is found and
+  // finished by the import of the first sample.
+  enum class Interned { kStack, kLabelSet };
+  void ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept;
   Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   // Adds `value` to the hit count of `endpoint` (saturating).
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
@@ -398,6 +407,10 @@ class Profile {
   Status AddHinted(SampleView sample, const FramesHint& frames);
   Status AddIdSample(const IdSampleView& sample, uint32_t generation,
                      WithDictionary with_dictionary);
+  // What `imports` (imported_stacks_ or imported_label_sets_) holds for
+  // dictionary id `id`: this profile's id, or kNotImported if not yet or if
+  // `id` is not of the current generation.
+  uint32_t Imported(const std::vector<uint32_t>& imports, uint32_t id) const;
   // Forgets what was imported from a dictionary generation other than
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);

@@ -254,13 +254,31 @@ Status Recorder::InternLocation(uint32_t mapping_id, uint32_t function_id, uint6
 }
 
 Status Recorder::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id) {
-  SpinLockHolder hold(&dict_lock_);
-  return dict_->InternStack(location_ids, id);
+  {
+    SpinLockHolder hold(&dict_lock_);
+    STACKREC_RETURN_IF_ERROR(dict_->InternStack(location_ids, id));
+  }
+  ImportIntoActiveSlot(Profile::Interned::kStack, *id);
+  return OkStatus();
 }
 
 Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) {
-  SpinLockHolder hold(&dict_lock_);
-  return dict_->InternLabels(labels, id);
+  {
+    SpinLockHolder hold(&dict_lock_);
+    STACKREC_RETURN_IF_ERROR(dict_->InternLabels(labels, id));
+  }
+  ImportIntoActiveSlot(Profile::Interned::kLabelSet, *id);
+  return OkStatus();
+}
+
+void Recorder::ImportIntoActiveSlot(Profile::Interned what, uint32_t id) {
+  // As a record_ids that names `id`: the slot's lock, then the dictionary's.
+  const Status entered = WithActiveSlot([&](Slot& slot) {
+    SpinLockHolder hold(&dict_lock_);
+    slot.profile->ImportInterned(*dict_, what, id);
+    return OkStatus();
+  });
+  (void)entered;  // always OK
 }
 
 void Recorder::ForgetIds() {

@@ -77,7 +77,9 @@ class Recorder {
   void Untrack(uint64_t object_id);
 
   // Pre-interned ids (dictionary.h), from any thread: the dictionary is
-  // shared by both slots, guarded by a lock only samplers take.
+  // shared by both slots, guarded by a lock only samplers take. A stack or
+  // label set interned is also imported into the active slot at once
+  // (Profile::ImportInterned); the other slot imports it at its first use.
   Status RecordIds(const IdSampleView& sample);
   Status InternMapping(const MappingView& mapping, uint32_t* id);
   Status InternFunction(const FunctionView& function, uint32_t* id);
@@ -138,6 +140,8 @@ class Recorder {
   Status EnterActiveSlot(F&& write);
   template <typename F>
   Status WithActiveSlot(F&& write);
+  // Profile::ImportInterned into the active slot, entered as samplers do.
+  void ImportIntoActiveSlot(Profile::Interned what, uint32_t id);
   // Record's bookkeeping around add(profile of the active slot).
   template <typename F>
   Status RecordWith(F&& add);
