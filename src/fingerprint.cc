@@ -34,17 +34,39 @@ Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {
   return lanes.Finish();
 }
 
+namespace {
+
+// A label's 64-bit hash, its fields in independent chains as in HashFrame;
+// FoldFrames then takes the labels' hashes to 128 bits like a stack's
+// frames'. Lengths are at most 2^24 (c_api.cc), so two share a word.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
+  using fingerprint_internal::AbsorbBytes;
+  using fingerprint_internal::Fold;
+  using fingerprint_internal::kP0;
+  using fingerprint_internal::kP1;
+  using fingerprint_internal::kP2;
+  using fingerprint_internal::kP3;
+  const uint64_t ints =
+      Fold(static_cast<uint64_t>(l.num) ^ kP0, (l.key.size() | uint64_t{l.str.size()} << 32) ^ kP1);
+  const uint64_t key = AbsorbBytes(0x3c6ef372fe94f82bull, l.key);
+  const uint64_t str = AbsorbBytes(0xa54ff53a5f1d36f1ull, l.str);
+  // The unit's length goes into its seed (AbsorbBytes wants it absorbed).
+  const uint64_t unit = AbsorbBytes(0x510e527fade682d1ull ^ l.num_unit.size(), l.num_unit);
+  return Fold(key ^ ints ^ kP2, str ^ unit ^ kP3);
+}
+
+}  // namespace
+
 Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
-  Lanes lanes;
-  lanes.Add(labels.size(), 0x4d5a2da51de1aa47ull);
-  for (const LabelView& l : labels) {
-    lanes.Add(static_cast<uint64_t>(l.num), l.key.size());
-    lanes.Add(l.str.size(), l.num_unit.size());
-    lanes.AddBytes(l.key);
-    lanes.AddBytes(l.str);
-    lanes.AddBytes(l.num_unit);
-  }
-  return lanes.Finish();
+  Fingerprint fingerprint;
+  FoldFrames(
+      labels.size(),
+      [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+        *hash = HashLabel(labels[i]);
+        return true;
+      },
+      &fingerprint);
+  return fingerprint;
 }
 
 }  // namespace stackrec

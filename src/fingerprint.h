@@ -13,11 +13,11 @@
 // (fingerprint_internal below), so that a known stack costs one pass over
 // its frames and no copy (Profile::Add with a FramesHint).
 //
-// Identical fingerprints are taken to mean identical content. Each frame is
-// reduced to a 64-bit hash, and the frame hashes to 128 bits, so the odds of
-// a wrong match are those of two distinct frames sharing a 64-bit hash: for
-// F distinct frames in one profile about F^2 / 2^65, i.e. 3e-10 for 100,000
-// frames. A label set is hashed to 128 bits directly.
+// Identical fingerprints are taken to mean identical content. Each frame
+// (label) is reduced to a 64-bit hash, and the hashes to 128 bits, so the
+// odds of a wrong match are those of two distinct frames (labels) sharing a
+// 64-bit hash: for F distinct frames in one profile about F^2 / 2^65, i.e.
+// 3e-10 for 100,000 frames.
 #ifndef STACKREC_SRC_FINGERPRINT_H_
 #define STACKREC_SRC_FINGERPRINT_H_
 

@@ -3,6 +3,7 @@
 #include "profile.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cinttypes>
 #include <new>
 #include <utility>
@@ -158,6 +159,7 @@ void Profile::InternConstants() {
 }
 
 void Profile::Reset(int64_t start_ns) {
+  TablesChanged();
   strings_.Clear();
   mappings_.Clear();
   functions_.Clear();
@@ -185,6 +187,7 @@ void Profile::Reset(int64_t start_ns) {
 }
 
 void Profile::ClearSamples(int64_t start_ns) {
+  TablesChanged();
   // The keys' storage is released, not kept for the next profile: a
   // recorder's cleared slot waits a whole interval while the other fills,
   // and keeping its key index and rows (3 MB at 60,000 keys) would hold
@@ -205,6 +208,7 @@ void Profile::ClearSamples(int64_t start_ns) {
 }
 
 void Profile::Compact() {
+  TablesChanged();
   frame_cache_ = {};
   // The stacks are the largest table, and its pool's room to grow is idle
   // until the program runs new code.
@@ -395,6 +399,10 @@ Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
                                int64_t timestamp_ns) const {
   if (labels.empty()) return OkStatus();  // the id path's usual case
   STACKREC_RETURN_IF_ERROR(ValidateLabelSet(labels, "sample.labels"));
+  return ReservedKeyFree(labels, timestamp_ns);
+}
+
+Status Profile::ReservedKeyFree(absl::Span<const LabelView> labels, int64_t timestamp_ns) {
   if (timestamp_ns == 0) return OkStatus();
   for (size_t i = 0; i < labels.size(); ++i) {
     if (labels[i].key == kEndTimestampKey) {
@@ -469,6 +477,20 @@ size_t VectorBytes(const V& v) {
 
 }  // namespace
 
+size_t Profile::KeyBytes() const {
+  return VectorBytes(rows_) + key_index_.MemoryBytes();
+}
+
+bool Profile::Full() const {
+  if (other_bytes_stale_) {
+    other_bytes_ = MemoryBytes() - KeyBytes();
+    other_bytes_stale_ = false;
+  }
+  // A table changed without TablesChanged() would make the cap late.
+  assert(other_bytes_ + KeyBytes() == MemoryBytes());
+  return other_bytes_ + KeyBytes() >= options_.max_memory_bytes;
+}
+
 size_t Profile::MemoryBytes() const {
   return strings_.MemoryBytes() + mappings_.MemoryBytes() +
          functions_.MemoryBytes() + locations_.MemoryBytes() +
@@ -477,8 +499,8 @@ size_t Profile::MemoryBytes() const {
          MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(imported_id_stacks_) +
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
-         VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + VectorBytes(rows_) +
-         key_index_.MemoryBytes() + VectorBytes(timed_) +
+         VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + KeyBytes() +
+         VectorBytes(timed_) +
          VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
 }
@@ -547,6 +569,7 @@ void Profile::InsertKey(uint64_t packed, uint32_t tag) {
 }
 
 uint32_t Profile::InternPseudoStack(absl::string_view name) {
+  TablesChanged();
   LocationView pseudo;
   pseudo.function.name = name;
   const auto frames = absl::MakeConstSpan(&pseudo, 1);
@@ -573,6 +596,7 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 }
 
 Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
+  TablesChanged();  // a string sample may intern anything
   const Status status = frames == nullptr ? AddSample(sample) : AddHinted(sample, *frames);
   if (status.ok()) ++samples_added_;
   return status;
@@ -585,9 +609,8 @@ Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
       // that passed ValidateInlining and the UTF-8 checks, and the same
       // fingerprint means the same content. So the frames are not read.
       STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
-      STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
       return AddKey(it->second, /*truncated=*/false, /*frames=*/{}, sample.labels,
-                    sample.timestamp_ns);
+                    sample.timestamp_ns, /*labels_checked=*/false);
     }
   }
   STACKREC_RETURN_IF_ERROR(frames.load(&sample.locations));
@@ -641,21 +664,32 @@ Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
     stack = it->second;
   } else {
     if (Full()) return AddOverflow(frames, sample.labels);
-    STACKREC_RETURN_IF_ERROR(InternStack(frames, frame_hashes, &stack));
+    const Status interned = InternStack(frames, frame_hashes, &stack);
+    TablesChanged();  // also when it failed half way
+    STACKREC_RETURN_IF_ERROR(interned);
     stack_cache_.emplace(stack_fp, stack);
   }
-  return AddKey(stack, truncated, frames, sample.labels, sample.timestamp_ns);
+  return AddKey(stack, truncated, frames, sample.labels, sample.timestamp_ns,
+                /*labels_checked=*/true);
 }
 
 Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
-                       absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
+                       absl::Span<const LabelView> label_views, int64_t timestamp_ns,
+                       bool labels_checked) {
   uint32_t labels;
   const Fingerprint labels_fp = FingerprintLabels(label_views);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
+    // Invariant: every label set in label_cache_ was interned from content
+    // that passed ValidateLabelSet and the UTF-8 checks, and the same
+    // fingerprint means the same content; only the timestamp is new.
+    if (!labels_checked) STACKREC_RETURN_IF_ERROR(ReservedKeyFree(label_views, timestamp_ns));
     labels = it->second;
   } else {
+    if (!labels_checked) STACKREC_RETURN_IF_ERROR(ValidateLabels(label_views, timestamp_ns));
     if (Full()) return AddOverflow(frames, label_views);
-    STACKREC_RETURN_IF_ERROR(InternLabels(label_views, &labels));
+    const Status interned = InternLabels(label_views, &labels);
+    TablesChanged();  // also when it failed half way
+    STACKREC_RETURN_IF_ERROR(interned);
     label_cache_.emplace(labels_fp, labels);
   }
   return AddKeyWithLabels(stack, truncated, labels, frames, label_views, timestamp_ns);
@@ -672,6 +706,7 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     if (Full()) return AddOverflow(frames, label_views);
     ReserveFor(timed_, 1);
     ReserveFor(timed_values_, stored_values_);
+    TablesChanged();
     timed_values_.insert(timed_values_.end(), scratch_values_.begin(),
                          scratch_values_.end());
     timed_.push_back(Timed{stack, labels, timestamp_ns});
@@ -726,6 +761,7 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
 
 Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack,
                                 uint32_t* labels, bool* truncated) {
+  TablesChanged();
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   *truncated = sample.locations.size() > options_.max_frames;
@@ -741,6 +777,7 @@ Status Profile::ValidateSampleContent(const SampleView& sample) const {
 
 void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
                         uint32_t* out_stack, uint32_t* out_labels) {
+  TablesChanged();
   // Back to views of `from`'s strings, then through the fingerprint caches:
   // a stack this profile knows costs one hash of its content and one
   // lookup, and the views are exactly what interned it (a frame without a
@@ -818,6 +855,7 @@ void Profile::Undo(const KeyUndo& undo) {
 }
 
 uint32_t Profile::HeapRow(uint32_t stack, uint32_t labels) {
+  TablesChanged();
   const Key key{stack, labels};
   if (auto it = heap_index_.find(key); it != heap_index_.end()) return it->second;
   // Grow the vectors before indexing the key: a throw changes nothing.
@@ -844,6 +882,7 @@ void Profile::AddHeapDelta(uint32_t row, const int64_t* values, bool negate) {
 }
 
 void Profile::ClearHeapDeltas() {
+  TablesChanged();
   heap_index_.clear();
   heap_keys_.clear();
   heap_values_.clear();
@@ -868,7 +907,7 @@ Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
 Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
                             WithDictionary with_dictionary) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
-  STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
+  // sample.labels are validated by AddKey (or before AddOverflow below).
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {
     return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
   }
@@ -892,7 +931,7 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
   uint32_t labels = by_labels_id ? Imported(imported_label_sets_, sample.labels_id) : 0;
   bool over_memory = false;
   if (packed == kNotImported || labels == kNotImported) {
-    STACKREC_RETURN_IF_ERROR(with_dictionary([&](const Dictionary& dict) -> Status {
+    const Status looked_up = with_dictionary([&](const Dictionary& dict) -> Status {
       if (dict.generation() != dict_generation_) {
         // Forgotten since the fast path: what it found is gone too.
         SyncDictionary(dict.generation());
@@ -926,7 +965,9 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
         labels = dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0;
       }
       return OkStatus();
-    }));
+    });
+    TablesChanged();  // what was imported, also if an import failed half way
+    STACKREC_RETURN_IF_ERROR(looked_up);
   }
   if (by_labels_id && sample.timestamp_ns != 0 && (labels & kEndTimestampBit) != 0) {
     return Error(Code::kInvalidArgument,
@@ -934,14 +975,18 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
                  "sample's timestamp_ns",
                  sample.labels_id);
   }
-  if (over_memory) return AddOverflow({}, sample.labels);
+  if (over_memory) {
+    STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
+    return AddOverflow({}, sample.labels);
+  }
   const uint32_t stack = packed & ~kTruncatedBit;
   const bool truncated = (packed & kTruncatedBit) != 0;
   if (by_labels_id) {
     return AddKeyWithLabels(stack, truncated, labels & ~kEndTimestampBit, {}, {},
                             sample.timestamp_ns);
   }
-  return AddKey(stack, truncated, {}, sample.labels, sample.timestamp_ns);
+  return AddKey(stack, truncated, {}, sample.labels, sample.timestamp_ns,
+                /*labels_checked=*/false);
 }
 
 void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept {
@@ -960,10 +1005,12 @@ void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id)
     // Every import step leaves the tables consistent (an entry is marked
     // imported only once it is interned): the first sample resumes it.
   }
+  TablesChanged();
 }
 
 void Profile::SyncDictionary(uint32_t generation) {
   if (generation == dict_generation_) return;
+  TablesChanged();
   dict_generation_ = generation;
   for (auto* v : {&imported_strings_, &imported_mappings_, &imported_functions_,
                   &imported_locations_, &imported_stacks_, &imported_label_sets_}) {
@@ -1072,6 +1119,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
 
 Status Profile::SetEndpoint(uint64_t local_root_span_id,
                             absl::string_view endpoint) {
+  TablesChanged();
   if (local_root_span_id == 0) {
     return Error(Code::kInvalidArgument, "local_root_span_id is 0");
   }
@@ -1087,6 +1135,7 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id,
 }
 
 Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
+  TablesChanged();
   if (endpoint.empty()) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }

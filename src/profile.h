@@ -428,12 +428,18 @@ class Profile {
   Status ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint32_t* packed);
   // Checks the values' count and copies the enabled ones to scratch_values_.
   Status TakeValues(absl::Span<const int64_t> values);
+  // ValidateLabelSet's rules, and no end_timestamp_ns key on a timestamped
+  // sample (ReservedKeyFree, the part that depends on the sample).
   Status ValidateLabels(absl::Span<const LabelView> labels, int64_t timestamp_ns) const;
+  static Status ReservedKeyFree(absl::Span<const LabelView> labels, int64_t timestamp_ns);
   // The rest of an add once the sample's stack is known: labels, key or
   // timestamped entry, from scratch_values_. `frames` are only checked if
-  // the sample ends in the storage-full pseudo-sample.
+  // the sample ends in the storage-full pseudo-sample. Labels not
+  // `labels_checked` by the caller are validated here, in full only if
+  // the label cache does not know them.
   Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
-                absl::Span<const LabelView> labels, int64_t timestamp_ns);
+                absl::Span<const LabelView> labels, int64_t timestamp_ns,
+                bool labels_checked);
   // AddKey once the label set is known too (`label_views` as `labels`
   // above, empty for an imported label set).
   Status AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
@@ -452,7 +458,15 @@ class Profile {
   // The UTF-8 checks interning would make, for samples that skip interning.
   Status ValidateStrings(absl::Span<const LocationView> frames,
                          absl::Span<const LabelView> labels) const;
-  bool Full() const { return MemoryBytes() >= options_.max_memory_bytes; }
+  // MemoryBytes() >= max_memory_bytes, asked before anything new is
+  // stored. Summing every table's size for each new key would cost a
+  // hundred instructions a key, so the part that is not the keys' is kept
+  // in other_bytes_ and summed again only after TablesChanged().
+  bool Full() const;
+  size_t KeyBytes() const;
+  // Invariant: called wherever a table other than rows_ and key_index_ may
+  // have grown or shrunk since the last Full() (debug builds check it).
+  void TablesChanged() { other_bytes_stale_ = true; }
   // Adds `values` to the storage-full pseudo-sample.
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
@@ -490,6 +504,8 @@ class Profile {
   // needs no copy of the key, only its 32-bit tag (key_index.h).
   size_t row_words_ = 1;
   size_t key_count_ = 0;
+  mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
+  mutable bool other_bytes_stale_ = true;
   std::vector<int64_t> rows_;
   KeyIndex key_index_;
   std::vector<Timed> timed_;

@@ -3,12 +3,14 @@
 //
 // The string path's shortcut, from the inside: a frame hashes the same read
 // from the caller's stackrec_location as from its view (what c_api.cc
-// relies on to skip the conversion), and Profile::Add with a FramesHint
+// relies on to skip the conversion), every field of a frame or a label
+// counts in its fingerprint, and Profile::Add with a FramesHint
 // loads the frames only for a stack it does not hold, also once the
 // profile is compacted. And the output's reservation from the last
 // serialization's size.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -141,6 +143,43 @@ TEST_CASE("every field of a frame is part of its hash") {
     INFO("change " << i);
     CHECK_FALSE(OfStructs({changed[i]}) == original);
   }
+}
+
+TEST_CASE("every field of a label, and the labels' order, are part of a label set's fingerprint") {
+  using stackrec::LabelView;
+  LabelView thread;
+  thread.key = "thread id";
+  thread.num = 17;
+  LabelView name;
+  name.key = "thread name";
+  name.str = "worker-3";
+  LabelView bytes;
+  bytes.key = "allocated";
+  bytes.num = 4096;
+  bytes.num_unit = "bytes";
+  const std::vector<LabelView> base = {thread, name, bytes};
+  const Fingerprint original = stackrec::FingerprintLabels(base);
+  CHECK(stackrec::FingerprintLabels(base) == original);
+  std::vector<std::vector<LabelView>> changed(9, base);
+  changed[0][0].key = "thread ID";
+  changed[1][0].num = 18;
+  changed[2][1].str = "worker-4";
+  changed[3][2].num_unit = "kilobytes";
+  // Where one string ends and the next begins.
+  changed[4][1].key = "thread nam";
+  changed[4][1].str = "eworker-3";
+  changed[5][2].key = "allocatedbytes";
+  changed[5][2].num_unit = "";
+  // The same text in another field, the order, a label fewer.
+  changed[6][1].key = "worker-3";
+  changed[6][1].str = "thread name";
+  std::swap(changed[7][0], changed[7][1]);
+  changed[8].pop_back();
+  for (size_t i = 0; i < changed.size(); ++i) {
+    INFO("change " << i);
+    CHECK_FALSE(stackrec::FingerprintLabels(changed[i]) == original);
+  }
+  CHECK_FALSE(stackrec::FingerprintLabels({}) == original);
 }
 
 namespace {

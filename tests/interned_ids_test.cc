@@ -1742,6 +1742,51 @@ TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples 
   CHECK(out.sample(0).value(2) == 3);
 }
 
+TEST_CASE("labels as strings with end_timestamp_ns, known from an untimed sample, are refused with a timestamp") {
+  // A label set the profile already holds is not validated again in full
+  // (AddKey finds it by fingerprint), but the reserved key is still
+  // checked against each sample's timestamp, by string and by id.
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  const uint32_t stack =
+      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const stackrec_label label = NumLabel("end_timestamp_ns", 5);
+  const int64_t values[] = {1, 2, 3};
+  stackrec_id_sample by_id{};
+  by_id.stack_id = stack;
+  by_id.values = values;
+  by_id.values_len = 3;
+  by_id.labels = &label;
+  by_id.labels_len = 1;
+  stackrec_location frame{};
+  frame.function.name = S("f");
+  frame.line = 1;
+  stackrec_sample by_string{};
+  by_string.locations = &frame;
+  by_string.locations_len = 1;
+  by_string.values = values;
+  by_string.values_len = 3;
+  by_string.labels = &label;
+  by_string.labels_len = 1;
+  AddIds(t, by_id);  // untimed: an ordinary label
+  REQUIRE(t.Add(&by_string) == STACKREC_OK);
+  by_id.timestamp_ns = by_string.timestamp_ns = 99;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CHECK(t.AddIds(&by_id) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) ==
+          "sample.labels[0].key \"end_timestamp_ns\" is reserved for the sample's timestamp_ns");
+    CHECK(t.Add(&by_string) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) ==
+          "sample.labels[0].key \"end_timestamp_ns\" is reserved for the sample's timestamp_ns");
+  }
+  const Profile out = t.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(LabelStrings(out, out.sample(0)) == Strings{"end_timestamp_ns=5"});
+  CHECK(out.sample(0).value(0) == 2);
+  CHECK(out.sample(0).value(2) == 6);
+}
+
 TEST_CASE("bad label sets get the messages of add, naming labels[i]") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
