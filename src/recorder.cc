@@ -9,35 +9,38 @@
 // thread at a time calls Serialize (serializing_ turns a second one away
 // with kBusy). ResetAfterFork runs alone, in a fork() child.
 //
-// State. Two slots, each a Profile plus `in_flight` (samplers inside the
-// slot) and a spin lock that orders samplers among themselves. `active_`
-// names the slot samplers write to; the other slot belongs to the
-// serializer.
+// State. Two slots, each a Profile and a spin lock that orders samplers
+// among themselves and tells the serializer whether one is inside.
+// `active_` names the slot samplers write to; the other slot belongs to
+// the serializer.
 //
 // Sampler:   s = active_                      (acquire)
-//            slots[s].in_flight += 1          (seq_cst)
-//            if active_ != s: in_flight -= 1, start over      (seq_cst load)
-//            lock slots[s]; write; unlock; in_flight -= 1     (release)
+//            lock slots[s]                    (seq_cst exchange)
+//            if active_ != s: unlock, start over              (seq_cst load)
+//            write; unlock                    (release)
 // Serializer: set the idle slot's start to the flip instant t
 //            active_ = other                  (seq_cst)
-//            wait until old.in_flight == 0    (acquire)
+//            wait until old's lock is free    (seq_cst load)
 //            encode old as [old.start, t]; reset it
 //
-// Invariant 1: once the serializer has seen old.in_flight == 0 after its
-// flip, no sampler touches the old slot's profile until the next flip. The
-// increment and the re-check of active_ on the sampler side, and the store
-// to active_ and the load of in_flight on the serializer side, are all
-// seq_cst, so they fall in one total order: either the serializer's load
-// sees the sampler's increment (and waits for it), or the sampler's re-check
-// comes after the flip and sees the new active_ (and backs off without
-// touching the profile). It cannot miss both.
+// Invariant 1: once the serializer has seen the old slot's lock free after
+// its flip, no sampler touches the old slot's profile until the next flip.
+// The lock's exchange and the re-check of active_ on the sampler side, and
+// the store to active_ and the load of the lock on the serializer side, are
+// all seq_cst, so they fall in one total order S. If the serializer's load
+// reads the lock of a sampler, it waits. If it reads "free", every sampler
+// whose exchange took the lock later in the lock's modification order is
+// also later in S (C++20 [atomics.order]: S follows coherence), so its
+// re-check comes after the flip, sees the new active_, and it backs off
+// without touching the profile. A sampler cannot slip in between. (Before,
+// a counter of samplers in flight did this job beside the lock, at the
+// price of two more atomic read-modify-writes on every record.)
 //
 // Invariant 2: everything a sampler wrote is visible to the serializer: the
-// sampler's release decrement of in_flight synchronizes with the
-// serializer's acquire load that reads 0. In the other direction, the
-// serializer's reset of a slot and its new start time are published by the
-// seq_cst store that makes the slot active again, which samplers read with
-// acquire.
+// sampler's release unlock synchronizes with the serializer's load that
+// reads "free". In the other direction, the serializer's reset of a slot
+// and its new start time are published by the seq_cst store that makes the
+// slot active again, which samplers read with acquire.
 //
 // Why a sampler never waits for the serializer: the only lock a sampler
 // takes is its slot's spin lock, which the serializer never takes; its loop
@@ -45,8 +48,8 @@
 // flips are one per serialization. What a sampler can wait for is another
 // sampler's write on the same slot: a short, bounded critical section. The
 // serializer, on the other hand, may wait for samplers: it spins (then
-// yields) until the samplers that entered the old slot before the flip are
-// done.
+// yields) until the samplers that locked the old slot before the flip are
+// done (each of the others takes the lock once more at most, to back off).
 //
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.
@@ -96,8 +99,8 @@
 // that entered the old slot before a flip, but took heap_lock_ after a
 // Track that went to the new slot, would put the object's minus into an
 // earlier profile than its plus. Why the check suffices: while a sampler
-// is in flight on a slot, the serializer cannot flip a second time (it
-// waits for that slot to drain first), so "still active" means "no flip
+// holds a slot's lock, the serializer cannot flip a second time (it waits
+// for that lock to be free first), so "still active" means "no flip
 // since I entered", and every delta committed before it under heap_lock_
 // went to this slot or to an older one. A commit that read active_ after
 // the flip store is ordered before ours by heap_lock_, and coherence then
@@ -173,19 +176,12 @@ Status Recorder::EnterActiveSlot(F&& write) {
   for (;;) {
     const uint32_t s = active_.load(std::memory_order_acquire);
     Slot& slot = slots_[s];
-    slot.in_flight.fetch_add(1, std::memory_order_seq_cst);
+    // Unlocked however `write` ends: a std::bad_alloc thrown inside must
+    // not leave the serializer waiting for this sampler forever.
+    SpinLockHolder hold(&slot.lock);  // a seq_cst exchange (invariant 1)
     if (active_.load(std::memory_order_seq_cst) != s) {
-      // The serializer flipped between our two loads: this slot is now its.
-      slot.in_flight.fetch_sub(1, std::memory_order_release);
-      continue;
+      continue;  // the serializer flipped between our two loads: the slot is its
     }
-    // Leaves the slot however `write` ends: a std::bad_alloc thrown inside
-    // must not leave the serializer waiting for this sampler forever.
-    struct Leave {
-      Slot& slot;
-      ~Leave() { slot.in_flight.fetch_sub(1, std::memory_order_release); }
-    } leave{slot};
-    SpinLockHolder hold(&slot.lock);
     if (std::optional<Status> status = write(slot, s)) return *status;
   }
 }
@@ -406,7 +402,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     next.profile->set_start_ns(flip_ns);
   }
   active_.store(1 - old_index, std::memory_order_seq_cst);
-  for (int spins = 0; old.in_flight.load(std::memory_order_acquire) != 0;) {
+  for (int spins = 0; old.lock.IsLocked(std::memory_order_seq_cst);) {
     if (++spins < 1024) {
       SpinLock::CpuRelax();
     } else {
@@ -526,8 +522,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   const uint32_t active = active_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < 2; ++i) {
     Slot& slot = slots_[i];
-    const bool dirty = slot.in_flight.load(std::memory_order_relaxed) != 0 ||
-                       slot.lock.IsLocked() ||
+    const bool dirty = slot.lock.IsLocked(std::memory_order_relaxed) ||
                        (serializer_was_busy && i != active);
     if (dirty) {
       Abandon(&slot.profile);
@@ -536,7 +531,6 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     } else {
       slot.profile->Reset(now_ns);
     }
-    slot.in_flight.store(0, std::memory_order_relaxed);
     slot.lock.ForceUnlockAfterFork();
     slot.samples.store(0, std::memory_order_relaxed);
     slot.truncated.store(0, std::memory_order_relaxed);
@@ -549,7 +543,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   // The dictionary is kept (ids stay valid) unless a parent sampler was
   // interning at the fork: then it is abandoned, and a new one hands out
   // ids of the next generation, so the old ones are refused as stale.
-  if (dict_lock_.IsLocked()) {
+  if (dict_lock_.IsLocked(std::memory_order_relaxed)) {
     Abandon(&dict_);
     const uint32_t next = dict_generation_.load(std::memory_order_relaxed) + 1;
     dict_ = std::make_unique<Dictionary>(options_.max_frames, next);
@@ -561,7 +555,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   // sampler was changing (heap lock held) or totals a parent serializer
   // was changing are abandoned like slots.
   if (tracked_ != nullptr) {
-    if (heap_lock_.IsLocked()) {
+    if (heap_lock_.IsLocked(std::memory_order_relaxed)) {
       Abandon(&tracked_);
     }
     tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);

@@ -120,9 +120,8 @@ class Recorder {
 
  private:
   struct Slot {
-    // Samplers currently inside Record on this slot (see recorder.cc).
-    std::atomic<uint32_t> in_flight{0};
-    // Serializes samplers among themselves; the serializer never takes it.
+    // Serializes samplers among themselves, and held while one is inside
+    // (see recorder.cc); the serializer only reads it.
     SpinLock lock;
     std::unique_ptr<Profile> profile;
     // Records that went into this slot since its last reset, and how many

@@ -26,8 +26,11 @@ class ABSL_LOCKABLE SpinLock {
 #endif
   }
 
+  // The taking exchange is seq_cst, not just acquire, so that a recorder
+  // can order it against its flips (recorder.cc, invariant 1). On x86 both
+  // are the same xchg.
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);) {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_seq_cst);) {
       while (locked_.load(std::memory_order_relaxed)) {
         // Contention means another thread is inside a short critical
         // section: spin politely, and only give the core away if that
@@ -43,7 +46,7 @@ class ABSL_LOCKABLE SpinLock {
   void Unlock() ABSL_UNLOCK_FUNCTION() {
     locked_.store(false, std::memory_order_release);
   }
-  bool IsLocked() const { return locked_.load(std::memory_order_relaxed); }
+  bool IsLocked(std::memory_order order) const { return locked_.load(order); }
   // For the child of a fork() only: the thread that held it does not exist.
   void ForceUnlockAfterFork() { locked_.store(false, std::memory_order_relaxed); }
 
