@@ -127,7 +127,8 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
   }
   for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
   row_words_ = 1 + stored_values_;
-  // Sized once: TakeValues and AddToKey overwrite it in place.
+  rows_ = RowStore(row_words_);
+  // Sized once: TakeValues overwrites it in place.
   scratch_values_.resize(stored_values_);
   InternConstants();
 }
@@ -170,8 +171,7 @@ void Profile::Reset(int64_t start_ns) {
   stack_cache_ = {};
   label_cache_ = {};
   frame_cache_ = {};
-  std::vector<int64_t>().swap(rows_);
-  key_count_ = 0;
+  rows_.Clear();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
@@ -194,8 +194,7 @@ void Profile::ClearSamples(int64_t start_ns) {
   // that memory twice. Growing them again (measured both ways with the
   // workloads bench's steady-state rows) costs less than that bench's noise.
   key_index_.Clear();
-  std::vector<int64_t>().swap(rows_);
-  key_count_ = 0;
+  rows_.Clear();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
   endpoints_ = {};
@@ -276,7 +275,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
     }
     label_sets[id] = next->label_sets_.Intern(labels);
   };
-  for (size_t i = 0; i < key_count_; ++i) {
+  for (size_t i = 0; i < key_count(); ++i) {
     stack(key_stack(i));
     label_set(key_labels(i));
   }
@@ -478,7 +477,7 @@ size_t VectorBytes(const V& v) {
 }  // namespace
 
 size_t Profile::KeyBytes() const {
-  return VectorBytes(rows_) + key_index_.MemoryBytes();
+  return rows_.MemoryBytes() + key_index_.MemoryBytes();
 }
 
 bool Profile::Full() const {
@@ -551,21 +550,22 @@ void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
 }
 
 void Profile::SumInto(uint32_t row) {
-  int64_t* sums = &rows_[size_t{row} * row_words_ + 1];
+  int64_t* sums = rows_.Row(row) + 1;
   for (size_t i = 0; i < stored_values_; ++i) {
-    sums[i] = SaturatingAdd(sums[i], scratch_values_[i]);
+    sums[i] = SaturatingAdd(sums[i], values_[i]);
   }
 }
 
 void Profile::InsertKey(uint64_t packed, uint32_t tag) {
   // Both grow first, so that an allocation failure leaves the profile as
   // it was; then nothing below can throw.
-  ReserveFor(rows_, row_words_);
+  rows_.ReserveOne();
   key_index_.ReserveOne();
-  rows_.push_back(static_cast<int64_t>(packed));
-  for (int64_t v : scratch_values_) rows_.push_back(v);
-  key_index_.Insert(tag, static_cast<uint32_t>(key_count_));
-  ++key_count_;
+  const auto row_number = static_cast<uint32_t>(rows_.size());
+  int64_t* row = rows_.Append();
+  row[0] = static_cast<int64_t>(packed);
+  for (size_t i = 0; i < stored_values_; ++i) row[1 + i] = values_[i];
+  key_index_.Insert(tag, row_number);
 }
 
 uint32_t Profile::InternPseudoStack(absl::string_view name) {
@@ -625,12 +625,12 @@ Status Profile::TakeValues(absl::Span<const int64_t> values) {
                  "types",
                  values.size(), declared);
   }
-  int64_t* const out = scratch_values_.data();  // stored_values_ of them
-  // Loops rather than std::copy, which calls memmove for a few words.
-  if (stored_values_ == declared) {  // every type enabled
-    for (size_t i = 0; i < declared; ++i) out[i] = values[i];
+  if (stored_values_ == declared) {  // every type enabled: no copy
+    values_ = values.data();
     return OkStatus();
   }
+  int64_t* const out = scratch_values_.data();  // stored_values_ of them
+  values_ = out;
   size_t j = 0;
   for (size_t i = 0; i < declared; ++i) {
     if (options_.enabled[i]) out[j++] = values[i];
@@ -707,8 +707,7 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     ReserveFor(timed_, 1);
     ReserveFor(timed_values_, stored_values_);
     TablesChanged();
-    timed_values_.insert(timed_values_.end(), scratch_values_.begin(),
-                         scratch_values_.end());
+    timed_values_.insert(timed_values_.end(), values_, values_ + stored_values_);
     timed_.push_back(Timed{stack, labels, timestamp_ns});
     return OkStatus();
   }
@@ -825,7 +824,7 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
                        KeyUndo* undo) {
   const uint64_t packed = Key{stack, labels}.Packed();
   const uint32_t tag = KeyIndex::Tag(packed);
-  std::copy(values, values + stored_values_, scratch_values_.begin());
+  values_ = values;
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     if (undo != nullptr && row < undo->key_count) {
       ReserveFor(undo->rows, 1);
@@ -842,15 +841,14 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
 
 void Profile::Undo(const KeyUndo& undo) {
   // The keys added since, newest first, unindexed by their tags.
-  for (size_t i = key_count_; i > undo.key_count; --i) {
+  for (size_t i = key_count(); i > undo.key_count; --i) {
     const auto row = static_cast<uint32_t>(i - 1);
     key_index_.Erase(KeyIndex::Tag(RowKey(row)), row);
   }
-  key_count_ = std::min(key_count_, undo.key_count);
-  rows_.resize(key_count_ * row_words_);
+  rows_.Truncate(std::min(key_count(), undo.key_count));
   for (size_t i = 0; i < undo.rows.size(); ++i) {
     std::copy_n(&undo.saved_values[i * stored_values_], stored_values_,
-                &rows_[size_t{undo.rows[i]} * row_words_ + 1]);
+                rows_.Row(undo.rows[i]) + 1);
   }
 }
 

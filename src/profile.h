@@ -27,6 +27,7 @@
 #include "fingerprint.h"
 #include "intern_tables.h"
 #include "key_index.h"
+#include "row_store.h"
 #include "sample_view.h"
 #include "status.h"
 #include "string_table.h"
@@ -347,10 +348,10 @@ class Profile {
 
   // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
   // and values [key_values(i), key_values(i) + stored_values()).
-  size_t key_count() const { return key_count_; }
+  size_t key_count() const { return rows_.size(); }
   uint32_t key_stack(size_t i) const { return static_cast<uint32_t>(RowKey(i) >> 32); }
   uint32_t key_labels(size_t i) const { return static_cast<uint32_t>(RowKey(i)); }
-  const int64_t* key_values(size_t i) const { return &rows_[i * row_words_ + 1]; }
+  const int64_t* key_values(size_t i) const { return rows_.Row(i) + 1; }
 
   // Timestamped samples, one entry each.
   size_t timed_count() const { return timed_.size(); }
@@ -394,7 +395,7 @@ class Profile {
     }
   };
   uint64_t RowKey(size_t row) const {
-    return static_cast<uint64_t>(rows_[row * row_words_]);
+    return static_cast<uint64_t>(rows_.Row(row)[0]);
   }
   struct Timed {
     uint32_t stack, labels;
@@ -426,14 +427,15 @@ class Profile {
   // profile's label-set id, with kEndTimestampBit if the set has the
   // end_timestamp_ns key. Errors name the sample's field.
   Status ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint32_t* packed);
-  // Checks the values' count and copies the enabled ones to scratch_values_.
+  // Checks the values' count and points values_ at them (the enabled ones,
+  // copied to scratch_values_, when some type is disabled).
   Status TakeValues(absl::Span<const int64_t> values);
   // ValidateLabelSet's rules, and no end_timestamp_ns key on a timestamped
   // sample (ReservedKeyFree, the part that depends on the sample).
   Status ValidateLabels(absl::Span<const LabelView> labels, int64_t timestamp_ns) const;
   static Status ReservedKeyFree(absl::Span<const LabelView> labels, int64_t timestamp_ns);
   // The rest of an add once the sample's stack is known: labels, key or
-  // timestamped entry, from scratch_values_. `frames` are only checked if
+  // timestamped entry, from values_. `frames` are only checked if
   // the sample ends in the storage-full pseudo-sample. Labels not
   // `labels_checked` by the caller are validated here, in full only if
   // the label cache does not know them.
@@ -475,7 +477,7 @@ class Profile {
   uint32_t FindKey(uint64_t packed, uint32_t tag) const {
     return key_index_.Find(packed, tag, [this](uint32_t row) { return RowKey(row); });
   }
-  // Adds scratch_values_ to key row `row`, or to a new row for `packed`.
+  // Adds values_ to key row `row`, or to a new row for `packed`.
   void SumInto(uint32_t row);
   void InsertKey(uint64_t packed, uint32_t tag);
   Status InternString(absl::string_view s, const char* what, size_t index,
@@ -498,16 +500,15 @@ class Profile {
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
 
-  // The aggregated samples, row after row of row_words_ words: the key
-  // (stack << 32 | labels), then its stored_values_ values. Beside its key,
-  // a row's values are summed where the lookup just read, and the index
-  // needs no copy of the key, only its 32-bit tag (key_index.h).
+  // The aggregated samples, a row of row_words_ words each (row_store.h):
+  // the key (stack << 32 | labels), then its stored_values_ values. Beside
+  // its key, a row's values are summed where the lookup just read, and the
+  // index needs no copy of the key, only its 32-bit tag (key_index.h).
   size_t row_words_ = 1;
-  size_t key_count_ = 0;
+  RowStore rows_{1};  // of row_words_ words, from the constructor on
+  KeyIndex key_index_;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
-  std::vector<int64_t> rows_;
-  KeyIndex key_index_;
   std::vector<Timed> timed_;
   std::vector<int64_t> timed_values_;
   absl::flat_hash_map<uint64_t, StringId> endpoints_;
@@ -559,6 +560,9 @@ class Profile {
   std::vector<uint32_t> scratch_frame_indices_;
   std::vector<Label> scratch_labels_;
   std::vector<int64_t> scratch_values_;
+  // The values of the sample being added (stored_values_ of them): the
+  // caller's array, valid for the call, or scratch_values_.
+  const int64_t* values_ = nullptr;
   // ImportKey's views of the other profile's content.
   std::vector<LocationView> scratch_import_frames_;
   std::vector<LabelView> scratch_import_labels_;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// KeyIndex (src/key_index.h) against a model: every key it holds is found
-// at its row and every other key is not, through growth, through chains of
-// equal tags and equal home slots that wrap around the end of the table,
-// and after erasures, which shift chains back.
+// The aggregate's storage. KeyIndex (src/key_index.h) against a model:
+// every key it holds is found at its row and every other key is not,
+// through growth, through chains of equal tags and equal home slots that
+// wrap around the end of the table, and after erasures, which shift chains
+// back. RowStore (src/row_store.h): rows stay where they are written as
+// blocks are added, and truncating and clearing keep the rest.
 #include <cstdint>
 #include <map>
 #include <random>
@@ -12,6 +14,7 @@
 
 #include "catch2/catch.hpp"
 #include "key_index.h"
+#include "row_store.h"
 
 using stackrec::KeyIndex;
 
@@ -136,4 +139,35 @@ TEST_CASE("KeyIndex matches a model through random inserts and erasures",
   CHECK(rows.index.size() == 0);
   CHECK(rows.index.MemoryBytes() == 0);
   CHECK(rows.Find(rows.keys[0], rows.tags[0]) == KeyIndex::kNone);
+}
+
+TEST_CASE("RowStore keeps each row in place across blocks, through truncation and clearing",
+          "[key_index]") {
+  using stackrec::RowStore;
+  RowStore rows(3);
+  CHECK(rows.MemoryBytes() == 0);
+  std::vector<const int64_t*> where;
+  const size_t n = 3 * RowStore::kBlockRows + 7;
+  for (size_t i = 0; i < n; ++i) {
+    rows.ReserveOne();
+    int64_t* row = rows.Append();
+    for (int w = 0; w < 3; ++w) row[w] = static_cast<int64_t>(i * 10 + w);
+    where.push_back(row);
+  }
+  REQUIRE(rows.size() == n);
+  for (size_t i = 0; i < n; ++i) {
+    CHECK(rows.Row(i) == where[i]);  // never moved
+    CHECK(rows.Row(i)[2] == static_cast<int64_t>(i * 10 + 2));
+  }
+  // Four blocks of 3-word rows, and the table of their pointers.
+  CHECK(rows.MemoryBytes() >= 4 * RowStore::kBlockRows * 3 * sizeof(int64_t));
+  CHECK(rows.MemoryBytes() < 5 * RowStore::kBlockRows * 3 * sizeof(int64_t));
+  rows.Truncate(RowStore::kBlockRows + 1);
+  CHECK(rows.size() == RowStore::kBlockRows + 1);
+  rows.ReserveOne();
+  CHECK(rows.Append() == where[RowStore::kBlockRows + 1]);  // the block is reused
+  CHECK(rows.Row(RowStore::kBlockRows)[0] == static_cast<int64_t>(RowStore::kBlockRows * 10));
+  rows.Clear();
+  CHECK(rows.size() == 0);
+  CHECK(rows.MemoryBytes() == 0);
 }
