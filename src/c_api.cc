@@ -206,25 +206,54 @@ SampleScratch& Scratch() {
   return scratch;
 }
 
-// The labels as views, in this thread's scratch; errors name "<array>[i]".
-Status ToLabels(const stackrec_label* labels, size_t len, const char* array,
+// Room for a sample's labels in the caller's stack frame: converting the
+// usual few then needs no thread-local scratch, which from a shared library
+// costs a call to __tls_get_addr. Raw bytes, so that the room is not zeroed
+// on every call; ToLabels constructs the views it uses.
+struct LabelRoom {
+  static constexpr size_t kCount = 8;
+  alignas(LabelView) unsigned char bytes[kCount * sizeof(LabelView)];
+};
+
+// The labels as views, in `room` or, past its size, in this thread's
+// scratch; errors name "<array>[i]".
+Status ToLabels(const stackrec_label* labels, size_t len, const char* array, LabelRoom* room,
                 absl::Span<const LabelView>* out) {
-  if (len == 0) {  // no labels, or a label-set id: no thread-local scratch
+  if (len == 0) {  // no labels, or a label-set id
     *out = {};
     return OkStatus();
   }
-  SampleScratch& scratch = Scratch();
-  // Grown, never shrunk: resizing down and up again per call would
-  // zero-fill the views every time.
-  if (scratch.labels.size() < len) scratch.labels.resize(len);
-  LabelView* const views = scratch.labels.data();  // once (see ToLocations)
+  LabelView* views = reinterpret_cast<LabelView*>(room->bytes);
+  if (len > LabelRoom::kCount) {
+    SampleScratch& scratch = Scratch();
+    // Grown, never shrunk: resizing down and up again per call would
+    // zero-fill the views every time.
+    if (scratch.labels.size() < len) scratch.labels.resize(len);
+    views = scratch.labels.data();  // once (see ToLocations)
+  }
+  // Converted, and every string checked at once without a branch per
+  // string, as the frames' pass does (FingerprintSampleFrames): all lengths
+  // under the limit, and no NULL with a length. Otherwise ToView finds and
+  // names the culprit (a string of exactly kMaxStringBytes, which it
+  // accepts, goes there too). The views of a bad string are never read.
+  size_t lengths = 0, null_lengths = 0;
+  auto view = [&](stackrec_str str) {
+    lengths |= str.len;
+    null_lengths |= str.ptr == nullptr ? str.len : 0;
+    return absl::string_view(str.ptr, str.len);
+  };
   for (size_t i = 0; i < len; ++i) {
     const stackrec_label& in = labels[i];
-    LabelView& v = views[i];
-    STACKREC_RETURN_IF_ERROR(ToView(in.key, array, i, "key", &v.key));
-    STACKREC_RETURN_IF_ERROR(ToView(in.str, array, i, "str", &v.str));
-    STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, array, i, "num_unit", &v.num_unit));
-    v.num = in.num;
+    new (&views[i]) LabelView{view(in.key), view(in.str), in.num, view(in.num_unit)};
+  }
+  if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) {
+    for (size_t i = 0; i < len; ++i) {
+      const stackrec_label& in = labels[i];
+      LabelView& v = views[i];
+      STACKREC_RETURN_IF_ERROR(ToView(in.key, array, i, "key", &v.key));
+      STACKREC_RETURN_IF_ERROR(ToView(in.str, array, i, "str", &v.str));
+      STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, array, i, "num_unit", &v.num_unit));
+    }
   }
   *out = absl::MakeConstSpan(views, len);
   return OkStatus();
@@ -262,10 +291,10 @@ Status ToLocations(const stackrec_sample& s, absl::Span<const LocationView>* out
 }
 
 // All of the sample but its frames; the arrays were checked by CheckArray.
-Status ToSampleRest(const stackrec_sample& s, SampleView* out) {
+Status ToSampleRest(const stackrec_sample& s, LabelRoom* room, SampleView* out) {
   out->values = absl::MakeConstSpan(s.values, s.values_len);
   out->timestamp_ns = s.timestamp_ns;
-  return ToLabels(s.labels, s.labels_len, "sample.labels", &out->labels);
+  return ToLabels(s.labels, s.labels_len, "sample.labels", room, &out->labels);
 }
 
 Status CheckSampleArrays(const stackrec_sample& s) {
@@ -274,11 +303,11 @@ Status CheckSampleArrays(const stackrec_sample& s) {
   return CheckArray(s.labels, s.labels_len, "sample.labels");
 }
 
-Status ToSample(const stackrec_sample* s, SampleView* out) {
+Status ToSample(const stackrec_sample* s, LabelRoom* room, SampleView* out) {
   if (s == nullptr) return NullArgument("sample");
   STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
   STACKREC_RETURN_IF_ERROR(ToLocations(*s, &out->locations));
-  return ToSampleRest(*s, out);
+  return ToSampleRest(*s, room, out);
 }
 
 // The fingerprint and frame hashes FingerprintFrames would give the
@@ -328,14 +357,15 @@ Status WithSample(const stackrec_sample* s, Use use) {
   if (s == nullptr) return NullArgument("sample");
   STACKREC_RETURN_IF_ERROR(CheckSampleArrays(*s));
   SampleView view;
+  LabelRoom room;
   Fingerprint fingerprint;
   const uint64_t* frame_hashes = nullptr;
   if (!FingerprintSampleFrames(*s, &fingerprint, &frame_hashes)) {
     STACKREC_RETURN_IF_ERROR(ToLocations(*s, &view.locations));  // says what is wrong
-    STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
+    STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &room, &view));
     return use(view, static_cast<const FramesHint*>(nullptr));
   }
-  STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &view));
+  STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &room, &view));
   auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
   const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load};
   return use(view, &hint);
@@ -405,7 +435,7 @@ Status ToFunctionView(const stackrec_function* f, FunctionView* out) {
   return ToView(f->filename, "function.filename", &out->filename);
 }
 
-Status ToIdSample(const stackrec_id_sample* s, IdSampleView* out) {
+Status ToIdSample(const stackrec_id_sample* s, LabelRoom* room, IdSampleView* out) {
   if (s == nullptr) return NullArgument("sample");
   STACKREC_RETURN_IF_ERROR(
       CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids"));
@@ -416,7 +446,7 @@ Status ToIdSample(const stackrec_id_sample* s, IdSampleView* out) {
   out->values = absl::MakeConstSpan(s->values, s->values_len);
   out->timestamp_ns = s->timestamp_ns;
   out->labels_id = s->labels_id;
-  return ToLabels(s->labels, s->labels_len, "sample.labels", &out->labels);
+  return ToLabels(s->labels, s->labels_len, "sample.labels", room, &out->labels);
 }
 
 // The profile's dictionary, created on first use.
@@ -679,7 +709,8 @@ stackrec_status stackrec_recorder_track(stackrec_recorder* recorder,
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     stackrec::SampleView view;
-    STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &view));
+    stackrec::LabelRoom room;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &room, &view));
     return recorder->impl->Track(object_id, view);
   });
 }
@@ -823,7 +854,8 @@ stackrec_status InternLabelsWith(const void* owner, const char* owner_name,
     if (owner == nullptr) return NullArgument(owner_name);
     STACKREC_RETURN_IF_ERROR(CheckArray(labels, len, "labels"));
     absl::Span<const LabelView> views;
-    STACKREC_RETURN_IF_ERROR(ToLabels(labels, len, "labels", &views));
+    LabelRoom room;
+    STACKREC_RETURN_IF_ERROR(ToLabels(labels, len, "labels", &room, &views));
     return intern(views, id);
   });
 }
@@ -890,7 +922,8 @@ stackrec_status stackrec_profile_add_ids(stackrec_profile* profile,
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     stackrec::IdSampleView view;
-    STACKREC_RETURN_IF_ERROR(stackrec::ToIdSample(sample, &view));
+    stackrec::LabelRoom room;
+    STACKREC_RETURN_IF_ERROR(stackrec::ToIdSample(sample, &room, &view));
     stackrec::Dictionary& dict = stackrec::DictionaryOf(profile);
     return profile->impl->AddIds(
         view, dict.generation(),
@@ -958,7 +991,8 @@ stackrec_status stackrec_recorder_record_ids(stackrec_recorder* recorder,
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     stackrec::IdSampleView view;
-    const Status converted = stackrec::ToIdSample(sample, &view);
+    stackrec::LabelRoom room;
+    const Status converted = stackrec::ToIdSample(sample, &room, &view);
     if (!converted.ok()) {
       recorder->impl->CountRejected();
       return converted;
