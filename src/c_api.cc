@@ -323,27 +323,25 @@ bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
   uint64_t* const hashes = scratch.data();  // once (see ToLocations)
   *frame_hashes = hashes;
   const stackrec_location* frames = s.locations;
-  // An empty string is never read, so its pointer need not be normalized
-  // as ToView does.
-  auto view = [](stackrec_str str) { return absl::string_view(str.ptr, str.len); };
+  // Each string is checked as the frame hash views it, without a branch:
+  // its length under the limit (a power of two, so one test of its bits)
+  // and no NULL with a length. A bad one is viewed as empty, so never
+  // read, and fails the pass. (The hash views the system name and the
+  // mapping's strings only for a frame that has some of them, so the
+  // common frame checks two strings, not five.)
+  static_assert((kMaxStringBytes & (kMaxStringBytes - 1)) == 0, "");
+  bool bad = false;
+  auto view = [&bad](stackrec_str str) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+    const bool ok = (str.len & ~(kMaxStringBytes - 1)) == 0 && (str.ptr != nullptr || str.len == 0);
+    bad |= !ok;
+    return ok ? absl::string_view(str.ptr, str.len) : absl::string_view();
+  };
+  auto length = [](stackrec_str str) { return str.len; };
   return fingerprint_internal::FoldFrames(
       s.locations_len,
       [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-        const stackrec_location& f = frames[i];
-        const stackrec_str* strs[] = {&f.function.name, &f.function.filename,
-                                      &f.function.system_name, &f.mapping.filename,
-                                      &f.mapping.build_id};
-        // Without a branch per string: every length under the limit (a
-        // power of two, so one test of their bits), and no NULL with a length.
-        static_assert((kMaxStringBytes & (kMaxStringBytes - 1)) == 0, "");
-        size_t lengths = 0, null_lengths = 0;
-        for (const stackrec_str* str : strs) {
-          lengths |= str->len;
-          null_lengths |= str->ptr == nullptr ? str->len : 0;
-        }
-        if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) return false;
-        *hash = hashes[i] = fingerprint_internal::HashFrame(f, view);
-        return true;
+        *hash = hashes[i] = fingerprint_internal::HashFrame(frames[i], view, length);
+        return !bad;
       },
       out);
 }

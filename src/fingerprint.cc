@@ -14,7 +14,9 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
   FoldFrames(
       frames.size(),
       [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-        *hash = frame_hashes[i] = HashFrame(frames[i], [](absl::string_view s) { return s; });
+        *hash = frame_hashes[i] = HashFrame(
+            frames[i], [](absl::string_view s) { return s; },
+            [](absl::string_view s) { return s.size(); });
         return true;
       },
       &fingerprint);

@@ -160,6 +160,61 @@ TEST_CASE("a string of the length limit is accepted, one byte longer is rejected
                     "limit");
 }
 
+TEST_CASE("every string of a frame and of a label is checked for NULL and for the length limit") {
+  // The string path checks the system name and the mapping's strings only
+  // for frames that have some of them, and all of a sample's label strings
+  // at once: each field is refused by name, whichever it is.
+  const std::string too_long((size_t{1} << 24) + 1, 'a');
+  struct Field {
+    const char* name;
+    stackrec_str* (*in_frame)(stackrec_location*);
+  };
+  const Field frame_fields[] = {
+      {"function.name", [](stackrec_location* l) { return &l->function.name; }},
+      {"function.system_name", [](stackrec_location* l) { return &l->function.system_name; }},
+      {"function.filename", [](stackrec_location* l) { return &l->function.filename; }},
+      {"mapping.filename", [](stackrec_location* l) { return &l->mapping.filename; }},
+      {"mapping.build_id", [](stackrec_location* l) { return &l->mapping.build_id; }},
+  };
+  for (const Field& field : frame_fields) {
+    for (bool null : {true, false}) {
+      INFO(field.name << (null ? ": NULL" : ": too long"));
+      stackrec_location loc{};
+      loc.function.name = S("ok");
+      *field.in_frame(&loc) =
+          null ? stackrec_str{nullptr, 3} : stackrec_str{too_long.data(), too_long.size()};
+      SampleBuilder b;
+      b.Frame("first").Location(loc).Values({1, 1, 1});
+      ExpectAddRejected(b, std::string("sample.locations[1].") + field.name +
+                               (null ? ".ptr is NULL but its len is 3"
+                                     : ".len 16777217 is over the 16777216 byte limit"));
+    }
+  }
+  const char* label_fields[] = {"key", "str", "num_unit"};
+  for (int f = 0; f < 3; ++f) {
+    for (bool null : {true, false}) {
+      INFO(label_fields[f] << (null ? ": NULL" : ": too long"));
+      stackrec_label labels[2] = {};
+      labels[0].key = S("fine");
+      labels[0].num = 1;
+      labels[1].key = S("k");
+      stackrec_str* target =
+          f == 0 ? &labels[1].key : f == 1 ? &labels[1].str : &labels[1].num_unit;
+      *target = null ? stackrec_str{nullptr, 3} : stackrec_str{too_long.data(), too_long.size()};
+      SampleBuilder b;
+      b.Frame("f").Values({1, 1, 1});
+      stackrec_sample s = b.Get();
+      s.labels = labels;
+      s.labels_len = 2;
+      ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                     STACKREC_INVALID_ARGUMENT,
+                     std::string("sample.labels[1].") + label_fields[f] +
+                         (null ? ".ptr is NULL but its len is 3"
+                               : ".len 16777217 is over the 16777216 byte limit"));
+    }
+  }
+}
+
 TEST_CASE("lengths whose byte size overflows are rejected") {
   SampleBuilder b;
   b.Frame("f").Values({1, 1, 1});

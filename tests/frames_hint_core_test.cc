@@ -58,7 +58,8 @@ Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
   const bool done = stackrec::fingerprint_internal::FoldFrames(
       frames.size(),
       [&](size_t i, uint64_t* hash) {
-        *hash = stackrec::fingerprint_internal::HashFrame(frames[i], View);
+        *hash = stackrec::fingerprint_internal::HashFrame(frames[i], View,
+                                                          [](stackrec_str s) { return s.len; });
         return true;
       },
       &out);
