@@ -517,6 +517,10 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
  *    keep their own copy of what their samples use, so forgetting never
  *    changes what was recorded; forgetting costs the next samples of each
  *    stack one copy into the profile.
+ *  - Cost. intern_stack and intern_labels also copy the stack or label set
+ *    into the profile (a recorder's active slot) right away, so that its
+ *    first sample costs what later ones do; a recorder's other slot copies
+ *    it at its first sample there.
  *  - An id from before forget_ids is refused as stale (INVALID_ARGUMENT)
  *    during the next 255 forget_ids; after that it could be taken for a new
  *    id: do not keep ids across a forget.
