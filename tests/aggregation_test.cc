@@ -203,3 +203,30 @@ TEST_CASE("where one string ends and the next begins is part of a sample's ident
   std::sort(values.begin(), values.end());
   CHECK(values == std::vector<int64_t>{1, 2, 4, 8});
 }
+
+TEST_CASE("a sample with more labels than c_api converts on the stack keeps them all, in order") {
+  // Up to 8 labels are converted into room on the caller's stack, more in
+  // a thread-local buffer: both aggregate and keep every label.
+  for (int count : {8, 12}) {
+    INFO(count << " labels");
+    auto p = NewProfile();
+    SampleBuilder b;
+    b.Frame("leaf").Values({1, 2, 3});
+    Strings expected;
+    for (int i = 0; i < count; ++i) {
+      if (i % 2 == 0) {
+        b.NumLabel("n" + std::to_string(i), i);
+        expected.push_back("n" + std::to_string(i) + "=" + std::to_string(i));
+      } else {
+        b.Label("s" + std::to_string(i), "v" + std::to_string(i));
+        expected.push_back("s" + std::to_string(i) + "=v" + std::to_string(i));
+      }
+    }
+    Add(p.get(), b);
+    Add(p.get(), b);
+    const Profile out = SerializeAndDecode(p.get());
+    REQUIRE(out.sample_size() == 1);
+    CHECK(ValuesOf(out.sample(0)) == Values{2, 4, 6});
+    CHECK(LabelStrings(out, out.sample(0)) == expected);
+  }
+}
