@@ -223,13 +223,13 @@ Status ToLabels(const stackrec_label* labels, size_t len, const char* array, Lab
     *out = {};
     return OkStatus();
   }
-  LabelView* views = reinterpret_cast<LabelView*>(room->bytes);
+  unsigned char* storage = room->bytes;
   if (len > LabelRoom::kCount) {
     SampleScratch& scratch = Scratch();
     // Grown, never shrunk: resizing down and up again per call would
     // zero-fill the views every time.
     if (scratch.labels.size() < len) scratch.labels.resize(len);
-    views = scratch.labels.data();  // once (see ToLocations)
+    storage = reinterpret_cast<unsigned char*>(scratch.labels.data());  // once (see ToLocations)
   }
   // Converted, and every string checked at once without a branch per
   // string, as the frames' pass does (FingerprintSampleFrames): all lengths
@@ -244,8 +244,10 @@ Status ToLabels(const stackrec_label* labels, size_t len, const char* array, Lab
   };
   for (size_t i = 0; i < len; ++i) {
     const stackrec_label& in = labels[i];
-    new (&views[i]) LabelView{view(in.key), view(in.str), in.num, view(in.num_unit)};
+    new (storage + i * sizeof(LabelView))
+        LabelView{view(in.key), view(in.str), in.num, view(in.num_unit)};
   }
+  LabelView* const views = std::launder(reinterpret_cast<LabelView*>(storage));
   if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) {
     for (size_t i = 0; i < len; ++i) {
       const stackrec_label& in = labels[i];
