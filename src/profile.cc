@@ -126,8 +126,7 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     options_.enabled.assign(options_.sample_types.size(), true);
   }
   for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
-  row_words_ = 1 + stored_values_;
-  rows_ = RowStore(row_words_);
+  rows_ = RowStore(1 + stored_values_);  // the key, then the values
   // Sized once: TakeValues overwrites it in place.
   scratch_values_.resize(stored_values_);
   InternConstants();

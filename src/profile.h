@@ -499,12 +499,11 @@ class Profile {
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
 
-  // The aggregated samples, a row of row_words_ words each (row_store.h):
-  // the key (stack << 32 | labels), then its stored_values_ values. Beside
-  // its key, a row's values are summed where the lookup just read, and the
-  // index needs no copy of the key, only its 32-bit tag (key_index.h).
-  size_t row_words_ = 1;
-  RowStore rows_{1};  // of row_words_ words, from the constructor on
+  // The aggregated samples, a row each (row_store.h): the key (stack << 32
+  // | labels), then its stored_values_ values. Beside its key, a row's
+  // values are summed where the lookup just read, and the index needs no
+  // copy of the key, only its 32-bit tag (key_index.h).
+  RowStore rows_{1};  // of 1 + stored_values_ words, from the constructor on
   KeyIndex key_index_;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "intern_tables.h"  // ReserveFor
+
 namespace stackrec {
 
 class RowStore {
@@ -59,7 +61,7 @@ class RowStore {
   void AddBlock() {
     // Uninitialized: every word is written by the row's owner on Append.
     std::unique_ptr<int64_t[]> block(new int64_t[kBlockRows * words_]);
-    if (blocks_.size() == blocks_.capacity()) blocks_.reserve(blocks_.empty() ? 16 : 2 * blocks_.size());
+    ReserveFor(blocks_, 1);
     blocks_.push_back(std::move(block));  // cannot throw: room reserved
   }
 
