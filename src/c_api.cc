@@ -324,7 +324,6 @@ bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
   if (scratch.size() < s.locations_len) scratch.resize(s.locations_len);
   uint64_t* const hashes = scratch.data();  // once (see ToLocations)
   *frame_hashes = hashes;
-  const stackrec_location* frames = s.locations;
   // Each string is checked as the frame hash views it, without a branch:
   // its length under the limit (a power of two, so one test of its bits)
   // and no NULL with a length. A bad one is viewed as empty, so never
@@ -338,14 +337,9 @@ bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
     bad |= !ok;
     return ok ? absl::string_view(str.ptr, str.len) : absl::string_view();
   };
-  auto length = [](stackrec_str str) { return str.len; };
-  return fingerprint_internal::FoldFrames(
-      s.locations_len,
-      [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-        *hash = hashes[i] = fingerprint_internal::HashFrame(frames[i], view, length);
-        return !bad;
-      },
-      out);
+  auto raw = [](stackrec_str str) { return RawString{str.ptr, str.len}; };
+  *out = FingerprintFrameArray(s.locations, s.locations_len, view, raw, hashes);
+  return !bad;
 }
 
 // Converts `s` and passes it to `use(view, frames)`, a Profile::Add or a

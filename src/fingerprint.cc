@@ -4,27 +4,50 @@
 
 namespace stackrec {
 
-using fingerprint_internal::FoldFrames;
-using fingerprint_internal::HashFrame;
-using fingerprint_internal::Lanes;
+namespace fingerprint_internal {
+std::atomic<uint8_t> active_kernel{0};
+
+FingerprintKernel DetectKernel() {
+  const FingerprintKernel kernel = FingerprintKernelAvailable(FingerprintKernel::kAes)
+                                       ? FingerprintKernel::kAes
+                                       : FingerprintKernel::kPortable;
+  // Racing first calls all store the same value.
+  active_kernel.store(static_cast<uint8_t>(kernel), std::memory_order_relaxed);
+  return kernel;
+}
+}  // namespace fingerprint_internal
+
+bool FingerprintKernelAvailable(FingerprintKernel kernel) {
+  switch (kernel) {
+    case FingerprintKernel::kPortable:
+      return true;
+    case FingerprintKernel::kAes:
+#ifdef STACKREC_AES_FINGERPRINT
+      // The first fingerprint may come before main (a host's static
+      // initializer), when GCC's CPU model may not be set up yet.
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("aes") && __builtin_cpu_supports("sse4.1");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+void SetFingerprintKernelForTesting(FingerprintKernel kernel) {
+  fingerprint_internal::active_kernel.store(static_cast<uint8_t>(kernel),
+                                            std::memory_order_relaxed);
+}
 
 Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
                               uint64_t* frame_hashes) {
-  Fingerprint fingerprint;
-  FoldFrames(
-      frames.size(),
-      [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-        *hash = frame_hashes[i] = HashFrame(
-            frames[i], [](absl::string_view s) { return s; },
-            [](absl::string_view s) { return s.size(); });
-        return true;
-      },
-      &fingerprint);
-  return fingerprint;
+  return FingerprintFrameArray(
+      frames.data(), frames.size(), [](absl::string_view s) { return s; },
+      [](absl::string_view s) { return RawString{s.data(), s.size()}; }, frame_hashes);
 }
 
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {
-  Lanes lanes;
+  fingerprint_internal::Lanes lanes;
   lanes.Add(ids.size(), 0x6a09e667f3bcc909ull);
   size_t i = 0;
   for (; i + 4 <= ids.size(); i += 4) {
@@ -60,15 +83,15 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
 }  // namespace
 
 Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
-  Fingerprint fingerprint;
-  FoldFrames(
-      labels.size(),
-      [&](size_t i, uint64_t* hash) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-        *hash = HashLabel(labels[i]);
-        return true;
-      },
-      &fingerprint);
-  return fingerprint;
+#ifdef STACKREC_AES_FINGERPRINT
+  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
+    Fingerprint out;
+    fingerprint_aes::FingerprintLabels(labels.data(), labels.size(), &out.lo, &out.hi);
+    return out;
+  }
+#endif
+  return fingerprint_internal::FoldFrames(
+      labels.size(), [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE { return HashLabel(labels[i]); });
 }
 
 }  // namespace stackrec

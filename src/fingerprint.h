@@ -10,17 +10,20 @@
 // the next. Every byte is read on every call; what we save is the per-string
 // table lookups (tens of ns each, hundreds per sample). c_api.cc reads the
 // caller's stackrec_location structs straight into the same frame hash
-// (fingerprint_internal below), so that a known stack costs one pass over
+// (FingerprintFrameArray below), so that a known stack costs one pass over
 // its frames and no copy (Profile::Add with a FramesHint).
 //
-// Identical fingerprints are taken to mean identical content. Each frame
-// (label) is reduced to a 64-bit hash, and the hashes to 128 bits, so the
-// odds of a wrong match are those of two distinct frames (labels) sharing a
+// Identical fingerprints are taken to mean identical content. The portable
+// kernel reduces each frame (label) to a 64-bit hash and the hashes to 128
+// bits; the AES kernel (fingerprint_aes.h) keeps 128 bits per frame, but
+// the profile's frame cache keys on 64 of them. Either way the odds of a
+// wrong match are at worst those of two distinct frames (labels) sharing a
 // 64-bit hash: for F distinct frames in one profile about F^2 / 2^65, i.e.
 // 3e-10 for 100,000 frames.
 #ifndef STACKREC_SRC_FINGERPRINT_H_
 #define STACKREC_SRC_FINGERPRINT_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +32,8 @@
 #include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "fingerprint_aes.h"
+#include "frame_strings.h"
 #include "sample_view.h"
 
 namespace stackrec {
@@ -56,8 +61,38 @@ Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 // Of a sequence of pre-interned location ids (dictionary.h).
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids);
 
-// ---- The frame hash, for callers that hash frames of their own type -------
-// (Here so that it inlines into their loops; see HashFrame and FoldFrames.)
+// ---- Two implementations, one per process --------------------------------
+// The fingerprints are computed with AES rounds where the processor has
+// them (fingerprint_aes.h), else with the portable multiply-fold hash
+// below. The two give different values, so a process must use one
+// throughout: frame caches and stack caches keep fingerprints from one
+// call to the next. The choice is made once, from the CPU, at the first
+// fingerprint.
+enum class FingerprintKernel : uint8_t { kPortable = 1, kAes = 2 };
+
+// Whether this build and this processor can run `kernel`.
+bool FingerprintKernelAvailable(FingerprintKernel kernel);
+
+// For tests, which run everything under each kernel in turn: from now on,
+// fingerprint with `kernel` (which must be available). Only while no
+// profile, recorder or dictionary exists; the caches of one would mix the
+// two kernels' values.
+void SetFingerprintKernelForTesting(FingerprintKernel kernel);
+
+namespace fingerprint_internal {
+extern std::atomic<uint8_t> active_kernel;  // 0 until DetectKernel sets it
+FingerprintKernel DetectKernel();
+}  // namespace fingerprint_internal
+
+inline FingerprintKernel ActiveFingerprintKernel() {
+  const uint8_t kernel = fingerprint_internal::active_kernel.load(std::memory_order_relaxed);
+  return kernel != 0 ? static_cast<FingerprintKernel>(kernel)
+                     : fingerprint_internal::DetectKernel();
+}
+
+// ---- The portable kernel -----------------------------------------------------
+// (Here so that it inlines into FingerprintFrameArray's loop, whatever the
+// frame type; see HashFrame and FoldFrames.)
 namespace fingerprint_internal {
 
 // The multiply-fold step of wyhash: 16 bytes per 64x64->128 multiplication.
@@ -129,13 +164,14 @@ inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0,
 // loop over frames, so that the chains of neighbouring frames overlap too.
 //
 // `Frame` is LocationView, or a type with the same member names whose
-// strings `view` turns into string_views and `length` measures (c_api.cc
-// hashes the caller's stackrec_location this way, without copying it
-// first, and checks each string as `view` converts it); both must give the
-// same hash for the same frame. The system name and the mapping's strings
-// are viewed only when the frame has a mapping or one of them.
-template <typename Frame, typename View, typename Length>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view, Length length) {
+// strings `view` turns into string_views and `raw` into RawStrings
+// (frame_strings.h; c_api.cc hashes the caller's stackrec_location this
+// way, without copying it first, and checks each string as `view`
+// converts it); both must give the same hash for the same frame. The
+// system name and the mapping's strings are viewed only when the frame has
+// a mapping or one of them.
+template <typename Frame, typename View, typename Raw>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view, Raw raw) {
   const absl::string_view fn_name = view(f.function.name);
   const absl::string_view fn_filename = view(f.function.filename);
   // What every frame has. String lengths are at most 2^24 (c_api.cc), so
@@ -147,13 +183,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view
   // Different seeds per field, so the same text in two fields differs.
   const uint64_t name = AbsorbBytes(0x1d8e4e27c47d124full, fn_name);
   const uint64_t file = AbsorbBytes(0x2d358dccaa6c78a5ull, fn_filename);
-  // A mapping and a system name: native frames have them and interpreted
-  // ones mostly not, so this is one predictable branch that spares most
-  // runtimes two multiplications, and three strings' views, per frame.
+  // Most runtimes' frames are spared two multiplications and three
+  // strings' views here.
   uint64_t rest = 0x8bb84b93962eacc9ull;
-  if ((f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
-       length(f.function.system_name) | length(f.mapping.filename) |
-       length(f.mapping.build_id)) != 0) {
+  if (HasMappingOrSystemName(f, raw)) {
     const absl::string_view fn_system_name = view(f.function.system_name);
     const absl::string_view map_filename = view(f.mapping.filename);
     const absl::string_view map_build_id = view(f.mapping.build_id);
@@ -186,30 +219,46 @@ class Lanes {
   uint64_t a_ = 0x2d358dccaa6c78a5ull, b_ = 0x8bb84b93962eacc9ull;
 };
 
-// The fingerprint of `n` frames from their hashes: hash_at(i, &hash) sets
-// frame i's hash (from HashFrame), or returns false to stop, and then so
-// does this. Frame hashes are independent of each other; only this fold
-// is a chain, and it takes them two at a time.
+// The fingerprint of `n` frames from their hashes, hash_at(i) giving
+// frame i's (from HashFrame). Frame hashes are independent of each other;
+// only this fold is a chain, and it takes them two at a time.
 template <typename HashAt>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool FoldFrames(size_t n, HashAt hash_at,
-                                                    Fingerprint* out) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FoldFrames(size_t n, HashAt hash_at) {
   Lanes lanes;
   lanes.Add(n, 0x4b33a62ed433d4a3ull);
   size_t i = 0;
-  uint64_t a, b;
   for (; i + 2 <= n; i += 2) {
-    if (!hash_at(i, &a) || !hash_at(i + 1, &b)) return false;
-    lanes.Add(a, b);
+    const uint64_t a = hash_at(i);
+    lanes.Add(a, hash_at(i + 1));
   }
-  if (i < n) {
-    if (!hash_at(i, &a)) return false;
-    lanes.Add(a, 0);
-  }
-  *out = lanes.Finish();
-  return true;
+  if (i < n) lanes.Add(hash_at(i), 0);
+  return lanes.Finish();
 }
 
 }  // namespace fingerprint_internal
+
+// The fingerprint of frames[0, n) with the active kernel, storing each
+// frame's 64-bit hash in hashes[0, n); `Frame`, `view` and `raw` as for
+// HashFrame. The strings of the frame kPrefetchFrames ahead are prefetched
+// (frame_strings.h). FingerprintFrames is this for LocationView; c_api.cc
+// runs it on the caller's structs.
+template <typename Frame, typename View, typename Raw>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FingerprintFrameArray(const Frame* frames, size_t n,
+                                                                      View view, Raw raw,
+                                                                      uint64_t* hashes) {
+#ifdef STACKREC_AES_FINGERPRINT
+  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
+    Fingerprint out;
+    fingerprint_aes::FingerprintFrames(frames, n, view, raw, hashes, &out.lo, &out.hi);
+    return out;
+  }
+#endif
+  for (size_t i = 0; i < kPrefetchFrames && i < n; ++i) PrefetchFrameStrings(frames[i], raw);
+  return fingerprint_internal::FoldFrames(n, [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+    if (i + kPrefetchFrames < n) PrefetchFrameStrings(frames[i + kPrefetchFrames], raw);
+    return hashes[i] = fingerprint_internal::HashFrame(frames[i], view, raw);
+  });
+}
 
 }  // namespace stackrec
 

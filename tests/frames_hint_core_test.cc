@@ -54,18 +54,37 @@ Fingerprint OfViews(const std::vector<LocationView>& views) {
 }
 
 Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
-  Fingerprint out;
-  const bool done = stackrec::fingerprint_internal::FoldFrames(
-      frames.size(),
-      [&](size_t i, uint64_t* hash) {
-        *hash = stackrec::fingerprint_internal::HashFrame(frames[i], View,
-                                                          [](stackrec_str s) { return s.len; });
-        return true;
-      },
-      &out);
-  REQUIRE(done);
-  return out;
+  std::vector<uint64_t> hashes(frames.size());
+  return stackrec::FingerprintFrameArray(
+      frames.data(), frames.size(), View,
+      [](stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; }, hashes.data());
 }
+
+// The fingerprint kernels this machine can run: the portable one always.
+std::vector<stackrec::FingerprintKernel> AvailableKernels() {
+  std::vector<stackrec::FingerprintKernel> kernels;
+  for (auto k : {stackrec::FingerprintKernel::kPortable, stackrec::FingerprintKernel::kAes}) {
+    if (stackrec::FingerprintKernelAvailable(k)) kernels.push_back(k);
+  }
+  return kernels;
+}
+
+// Runs the rest of the test case once per available kernel, and restores
+// the process's kernel after.
+class EachKernel {
+ public:
+  EachKernel() : saved_(stackrec::ActiveFingerprintKernel()) {
+    const stackrec::FingerprintKernel kernel =
+        GENERATE(Catch::Generators::from_range(AvailableKernels()));
+    stackrec::SetFingerprintKernelForTesting(kernel);
+  }
+  ~EachKernel() { stackrec::SetFingerprintKernelForTesting(saved_); }
+  EachKernel(const EachKernel&) = delete;
+  EachKernel& operator=(const EachKernel&) = delete;
+
+ private:
+  stackrec::FingerprintKernel saved_;
+};
 
 // Strings of every length class the hash treats apart: empty, 1-3, 4-16,
 // 17-32 and longer.
@@ -82,6 +101,7 @@ std::vector<std::string> Texts() {
 }  // namespace
 
 TEST_CASE("a frame hashes the same read from the caller's struct as from its view") {
+  const EachKernel kernel;
   const std::vector<std::string> texts = Texts();
   std::vector<stackrec_location> frames;
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -114,7 +134,78 @@ TEST_CASE("a frame hashes the same read from the caller's struct as from its vie
   }
 }
 
+TEST_CASE("the fingerprint runs on AES rounds where the processor has them") {
+  using stackrec::FingerprintKernel;
+  const bool aes = stackrec::FingerprintKernelAvailable(FingerprintKernel::kAes);
+  CHECK(stackrec::FingerprintKernelAvailable(FingerprintKernel::kPortable));
+  CHECK(stackrec::ActiveFingerprintKernel() ==
+        (aes ? FingerprintKernel::kAes : FingerprintKernel::kPortable));
+  if (!aes) return;
+  // The two kernels are different functions: EachKernel's second pass
+  // tests other code than its first.
+  const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
+  stackrec_location frame{};
+  frame.function.name = Str(name);
+  frame.function.filename = Str(file);
+  stackrec::LabelView label;
+  label.key = "thread id";
+  label.num = 3;
+  const Fingerprint frames_aes = OfStructs({frame});
+  const Fingerprint labels_aes = stackrec::FingerprintLabels({label});
+  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kPortable);
+  const Fingerprint frames_portable = OfStructs({frame});
+  const Fingerprint labels_portable = stackrec::FingerprintLabels({label});
+  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kAes);
+  CHECK_FALSE(frames_aes == frames_portable);
+  CHECK_FALSE(labels_aes == labels_portable);
+}
+
+TEST_CASE("frames that differ by a bit, a byte or a length have distinct 64-bit hashes") {
+  const EachKernel kernel;
+  // Each variant of one frame: every bit of a 40-byte name flipped in
+  // turn (across the overlapping loads of the 17-32 and longer buckets),
+  // the name cut to every length from 0 to 40 (every bucket boundary),
+  // the same for the file, and a thousand program-like names with their
+  // files and lines. The frame cache keys on these hashes.
+  const std::string name = "Mod12::Class345#method_678_and_some_more", file = "/app/lib/x.rb";
+  std::vector<std::string> texts;
+  for (size_t bit = 0; bit < name.size() * 8; ++bit) {
+    std::string t = name;
+    t[bit / 8] = static_cast<char>(t[bit / 8] ^ (1 << (bit % 8)));
+    texts.push_back(t);
+  }
+  for (size_t len = 0; len <= name.size(); ++len) texts.push_back(name.substr(0, len));
+  for (int i = 0; i < 1000; ++i) {
+    texts.push_back("Mod" + std::to_string(i % 37) + "::Class" + std::to_string(i) +
+                    "#method_" + std::to_string(i * 7));
+  }
+  std::vector<stackrec_location> frames;
+  for (const std::string& t : texts) {
+    stackrec_location f{};
+    f.function.name = Str(t);
+    f.function.filename = Str(file);
+    frames.push_back(f);
+    f.function.name = Str(file);
+    f.function.filename = Str(t);
+    frames.push_back(f);
+  }
+  for (int line = 1; line <= 1000; ++line) {
+    stackrec_location f{};
+    f.function.name = Str(name);
+    f.function.filename = Str(file);
+    f.line = line;
+    frames.push_back(f);
+  }
+  std::vector<uint64_t> hashes(frames.size());
+  stackrec::FingerprintFrameArray(
+      frames.data(), frames.size(), View,
+      [](stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; }, hashes.data());
+  std::sort(hashes.begin(), hashes.end());
+  CHECK(std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end());
+}
+
 TEST_CASE("every field of a frame is part of its hash") {
+  const EachKernel kernel;
   const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
   stackrec_location base{};
   base.function.name = Str(name);
@@ -147,6 +238,7 @@ TEST_CASE("every field of a frame is part of its hash") {
 }
 
 TEST_CASE("every field of a label, and the labels' order, are part of a label set's fingerprint") {
+  const EachKernel kernel;
   using stackrec::LabelView;
   LabelView thread;
   thread.key = "thread id";
@@ -236,6 +328,7 @@ stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
 }  // namespace
 
 TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the frames") {
+  const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 40), unknown("unknown", 40);
   int loads = 0;
@@ -272,6 +365,7 @@ TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the f
 }
 
 TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
+  const EachKernel kernel;
   stackrec::Profile profile(Options(8), 0);
   const Stack deep("deep", 20);
   int loads = 0;
@@ -287,6 +381,7 @@ TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
 }
 
 TEST_CASE("a hinted sample of a known stack is checked like any other") {
+  const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 10);
   int loads = 0;
@@ -348,6 +443,7 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
 }
 
 TEST_CASE("Compact frees the frame cache and the stack pool's slack, and adding goes on") {
+  const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   std::vector<Stack> stacks;
   for (int i = 0; i < 300; ++i) stacks.emplace_back("s" + std::to_string(i) + "_", 12);

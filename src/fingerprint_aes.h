@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The fingerprints of fingerprint.h computed with AES rounds (AES-NI), for
+// x86-64 processors that have them: the string path's hot loop. Chosen at
+// run time (fingerprint.h, ActiveFingerprintKernel), so the library still
+// runs on any x86-64; every function here carries its own target
+// attribute instead of the translation unit a -maes flag, so that no
+// inline function shared with other files is ever compiled with AES
+// instructions in it.
+//
+// Why AES: the portable hash spends a 64x64->128 multiplication per 8 to
+// 16 bytes and per pair of integers, about 117 instructions a typical
+// frame. An AES round mixes 16 bytes in one instruction, and this
+// machine's kind of core retires two a cycle.
+//
+// Strength. Each 16-byte block goes through two rounds before the next
+// one is absorbed: one round spreads a byte's change over a 4-byte column
+// only, and a later block that happened to differ in exactly that column
+// by exactly that pattern would cancel it; after two rounds the change
+// covers all 16 bytes, pseudo-randomly, so cancelling it takes a
+// coincidence of 128 bits. Each field goes through a chain with its own
+// seed and the chains are combined by xor, so the same text in two fields
+// does not cancel. A frame (label) hash is 128 bits, of which the profile
+// keys its frame cache on 64; the odds of a wrong match are as stated in
+// fingerprint.h.
+#ifndef STACKREC_SRC_FINGERPRINT_AES_H_
+#define STACKREC_SRC_FINGERPRINT_AES_H_
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define STACKREC_AES_FINGERPRINT 1
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "absl/base/attributes.h"
+#include "absl/strings/string_view.h"
+#include "frame_strings.h"
+
+#define STACKREC_AES_TARGET __attribute__((target("aes,sse4.1")))
+#define STACKREC_AES_INLINE STACKREC_AES_TARGET ABSL_ATTRIBUTE_ALWAYS_INLINE inline
+
+namespace stackrec {
+namespace fingerprint_aes {
+
+using Block = __m128i;
+
+STACKREC_AES_INLINE Block Pair(uint64_t lo, uint64_t hi) {
+  return _mm_set_epi64x(static_cast<long long>(hi), static_cast<long long>(lo));
+}
+
+// Two rounds with fixed round keys (arbitrary odd constants): `block`
+// reaches every bit of the result (see the file comment).
+STACKREC_AES_INLINE Block Absorb(Block state, Block block) {
+  const Block k1 = Pair(0xa0761d6478bd642full, 0xe7037ed1a0b428dbull);
+  const Block k2 = Pair(0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull);
+  return _mm_aesenc_si128(_mm_aesenc_si128(_mm_xor_si128(state, block), k1), k2);
+}
+
+// One round, for folding hashes that are already well mixed (a frame's
+// into its stack's): two distinct sequences then collide only if one
+// hash's difference happens to equal a pseudo-random 128-bit value.
+STACKREC_AES_INLINE Block Fold(Block state, Block hash) {
+  return _mm_aesenc_si128(_mm_xor_si128(state, hash),
+                          Pair(0x1d8e4e27c47d124full, 0x2d358dccaa6c78a5ull));
+}
+
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline uint64_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+STACKREC_AES_INLINE Block Load128(const char* p) {
+  return _mm_loadu_si128(reinterpret_cast<const Block*>(p));
+}
+
+// Absorbs the bytes of `s`, never reading outside them; its length must
+// be absorbed elsewhere (the overlapping loads below are ambiguous
+// without it). Branches on the length's bucket only, as the portable
+// AbsorbBytes does.
+STACKREC_AES_INLINE Block AbsorbBytes(Block state, absl::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  if (n > 16) {
+    for (; n > 32; p += 16, n -= 16) state = Absorb(state, Load128(p));
+    // 17 to 32 bytes left: the first 16, then the last 16.
+    return Absorb(Absorb(state, Load128(p)), Load128(p + n - 16));
+  }
+  if (n >= 8) return Absorb(state, Pair(Load64(p), Load64(p + n - 8)));
+  if (n >= 4) return Absorb(state, Pair(Load32(p), Load32(p + n - 4)));
+  if (n == 0) return state;
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return Absorb(state, Pair(uint64_t{u[0]} << 16 | uint64_t{u[n >> 1]} << 8 | u[n - 1], 0));
+}
+
+// A frame's 128-bit hash; `Frame`, `view` and `raw` as for the portable
+// HashFrame (fingerprint.h), which this mirrors field for field.
+template <typename Frame, typename View, typename Raw>
+STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
+  const absl::string_view fn_name = view(f.function.name);
+  const absl::string_view fn_filename = view(f.function.filename);
+  // String lengths are at most 2^24 (c_api.cc), so bit 63 is free for the
+  // inlined flag.
+  const Block ints = Absorb(
+      Absorb(Pair(0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull),
+             Pair(f.address, static_cast<uint64_t>(f.line))),
+      Pair(static_cast<uint64_t>(f.function.start_line),
+           fn_name.size() ^ uint64_t{fn_filename.size()} << 32 ^ uint64_t{f.inlined} << 63));
+  const Block name = AbsorbBytes(Pair(0x510e527fade682d1ull, 0x9b05688c2b3e6c1full), fn_name);
+  const Block file = AbsorbBytes(Pair(0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull), fn_filename);
+  Block hash = _mm_xor_si128(ints, _mm_xor_si128(name, file));
+  if (HasMappingOrSystemName(f, raw)) {
+    const absl::string_view fn_system_name = view(f.function.system_name);
+    const absl::string_view map_filename = view(f.mapping.filename);
+    const absl::string_view map_build_id = view(f.mapping.build_id);
+    // Lengths are under 2^24 (c_api.cc): two share a word.
+    Block rest = Absorb(Absorb(Pair(0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull),
+                               Pair(f.mapping.memory_start, f.mapping.memory_limit)),
+                        Pair(f.mapping.file_offset,
+                             fn_system_name.size() | uint64_t{map_filename.size()} << 32));
+    rest = Absorb(rest, Pair(map_build_id.size(), 0x9159015a3070dd17ull));
+    rest = AbsorbBytes(AbsorbBytes(AbsorbBytes(rest, fn_system_name), map_filename),
+                       map_build_id);
+    hash = _mm_xor_si128(hash, rest);
+  }
+  return hash;
+}
+
+STACKREC_AES_INLINE uint64_t Low64(Block b) {
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(b));
+}
+
+STACKREC_AES_INLINE uint64_t High64(Block b) {
+  return static_cast<uint64_t>(_mm_extract_epi64(b, 1));
+}
+
+// The 128 bits of a sequence of `n` hashes folded into `state`.
+STACKREC_AES_INLINE void Finish(Block state, size_t n, uint64_t* lo, uint64_t* hi) {
+  const Block out = Absorb(Absorb(state, Pair(n, 0x4b33a62ed433d4a3ull)),
+                           Pair(0x6a09e667f3bcc909ull, 0xbb67ae8584caa73bull));
+  *lo = Low64(out);
+  *hi = High64(out);
+}
+
+// Fingerprints frames[0, n) into *lo, *hi and stores each frame's 64-bit
+// hash in hashes[0, n), prefetching the strings of the frame
+// kPrefetchFrames ahead (frame_strings.h). Not inlined: the one function
+// per frame type that carries the AES target.
+template <typename Frame, typename View, typename Raw>
+STACKREC_AES_TARGET void FingerprintFrames(const Frame* frames, size_t n, View view, Raw raw,
+                                           uint64_t* hashes, uint64_t* lo, uint64_t* hi) {
+  Block state = Pair(0x3f84d5b5b5470917ull, 0x9216d5d98979fb1bull);
+  for (size_t i = 0; i < kPrefetchFrames && i < n; ++i) PrefetchFrameStrings(frames[i], raw);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchFrames < n) PrefetchFrameStrings(frames[i + kPrefetchFrames], raw);
+    const Block hash = HashFrame(frames[i], view, raw);
+    hashes[i] = Low64(hash);
+    state = Fold(state, hash);
+  }
+  Finish(state, n, lo, hi);
+}
+
+// A label's 128-bit hash, its fields in chains of their own as a frame's.
+// Key and value lengths share a word (each under 2^24); the unit, mostly
+// empty, brings its length in its own chain.
+template <typename Label>
+STACKREC_AES_INLINE Block HashLabel(const Label& l) {
+  Block hash = Absorb(Pair(0xd807aa98a3030242ull, 0x12835b0145706fbeull),
+                      Pair(static_cast<uint64_t>(l.num),
+                           l.key.size() | uint64_t{l.str.size()} << 32));
+  hash = _mm_xor_si128(hash, AbsorbBytes(Pair(0x243185be4ee4b28cull, 0x550c7dc3d5ffb4e2ull), l.key));
+  hash = _mm_xor_si128(hash, AbsorbBytes(Pair(0x72be5d74f27b896full, 0x80deb1fe3b1696b1ull), l.str));
+  if (!l.num_unit.empty()) {
+    const Block unit = Absorb(Pair(0x9bdc06a725c71235ull, 0xc19bf174cf692694ull),
+                              Pair(l.num_unit.size(), 0));
+    hash = _mm_xor_si128(hash, AbsorbBytes(unit, l.num_unit));
+  }
+  return hash;
+}
+
+template <typename Label>
+STACKREC_AES_TARGET void FingerprintLabels(const Label* labels, size_t n, uint64_t* lo,
+                                           uint64_t* hi) {
+  Block state = Pair(0xe49b69c19ef14ad2ull, 0xefbe4786384f25e3ull);
+  for (size_t i = 0; i < n; ++i) state = Fold(state, HashLabel(labels[i]));
+  Finish(state, n, lo, hi);
+}
+
+}  // namespace fingerprint_aes
+}  // namespace stackrec
+
+#endif  // x86-64
+#endif  // STACKREC_SRC_FINGERPRINT_AES_H_
