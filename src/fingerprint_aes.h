@@ -160,13 +160,19 @@ template <typename Frame, typename View, typename Raw>
 STACKREC_AES_TARGET void FingerprintFrames(const Frame* frames, size_t n, View view, Raw raw,
                                            uint64_t* hashes, uint64_t* lo, uint64_t* hi) {
   Block state = Pair(0x3f84d5b5b5470917ull, 0x9216d5d98979fb1bull);
-  for (size_t i = 0; i < kPrefetchFrames && i < n; ++i) PrefetchFrameStrings(frames[i], raw);
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchFrames < n) PrefetchFrameStrings(frames[i + kPrefetchFrames], raw);
+  auto next = [&](size_t i) STACKREC_AES_TARGET ABSL_ATTRIBUTE_ALWAYS_INLINE {
     const Block hash = HashFrame(frames[i], view, raw);
     hashes[i] = Low64(hash);
     state = Fold(state, hash);
+  };
+  size_t i = 0;
+  for (; i < kPrefetchFrames && i < n; ++i) PrefetchFrameStrings(frames[i], raw);
+  // Two loops, so that the one over most frames prefetches without a test.
+  for (i = 0; i + kPrefetchFrames < n; ++i) {
+    PrefetchFrameStrings(frames[i + kPrefetchFrames], raw);
+    next(i);
   }
+  for (; i < n; ++i) next(i);
   Finish(state, n, lo, hi);
 }
 
