@@ -82,14 +82,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
 
 }  // namespace
 
-Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
-#ifdef STACKREC_AES_FINGERPRINT
-  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
-    Fingerprint out;
-    fingerprint_aes::FingerprintLabels(labels.data(), labels.size(), &out.lo, &out.hi);
-    return out;
-  }
-#endif
+Fingerprint fingerprint_internal::PortableFingerprintLabels(absl::Span<const LabelView> labels) {
   return fingerprint_internal::FoldFrames(
       labels.size(), [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE { return HashLabel(labels[i]); });
 }
