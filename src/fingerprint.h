@@ -26,7 +26,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #include "absl/base/attributes.h"
@@ -132,22 +131,10 @@ inline uint64_t Fold(uint64_t x, uint64_t y) {
 #endif
 }
 
-inline uint64_t Load64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
 // One lane: h absorbs 16 bytes per step, under a pair of keys.
 inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0,
                      uint64_t k1 = kP1) {
   return Fold(w0 ^ h ^ k0, w1 ^ k1);
-}
-
-inline uint64_t Load32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
 }
 
 // Absorbs the bytes of `s`; its length must have been absorbed before.

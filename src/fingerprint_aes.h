@@ -34,7 +34,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
@@ -66,18 +65,6 @@ STACKREC_AES_INLINE Block Absorb(Block state, Block block) {
 STACKREC_AES_INLINE Block Fold(Block state, Block hash) {
   return _mm_aesenc_si128(_mm_xor_si128(state, hash),
                           Pair(0x1d8e4e27c47d124full, 0x2d358dccaa6c78a5ull));
-}
-
-inline uint64_t Load64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline uint64_t Load32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
 }
 
 STACKREC_AES_INLINE Block Load128(const char* p) {
@@ -165,10 +152,10 @@ STACKREC_AES_TARGET void FingerprintFrames(const Frame* frames, size_t n, View v
     hashes[i] = Low64(hash);
     state = Fold(state, hash);
   };
-  size_t i = 0;
-  for (; i < kPrefetchFrames && i < n; ++i) PrefetchFrameStrings(frames[i], raw);
+  for (size_t j = 0; j < kPrefetchFrames && j < n; ++j) PrefetchFrameStrings(frames[j], raw);
   // Two loops, so that the one over most frames prefetches without a test.
-  for (i = 0; i + kPrefetchFrames < n; ++i) {
+  size_t i = 0;
+  for (; i + kPrefetchFrames < n; ++i) {
     PrefetchFrameStrings(frames[i + kPrefetchFrames], raw);
     next(i);
   }

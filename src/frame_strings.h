@@ -4,7 +4,8 @@
 // What the two frame hashes (fingerprint.h, fingerprint_aes.h) share about
 // a frame's strings, whatever the frame's type: reaching them without
 // checking them, to measure them (and so to tell whether a frame has a
-// mapping) and to prefetch them a few frames ahead.
+// mapping) and to prefetch them a few frames ahead; and the unaligned
+// loads both read a string's bytes with.
 //
 // Why prefetch: a sampler's frames are fresh in cache, but the strings
 // they point to are the runtime's, one allocation each, two or more a
@@ -17,10 +18,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "absl/base/attributes.h"
 
 namespace stackrec {
+
+// Unaligned loads of a string's bytes (memcpy compiles to one load).
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline uint64_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
 
 // A frame's string as the frame holds it, not checked: its pointer may be
 // anything, so it is never read, only measured and prefetched (a prefetch

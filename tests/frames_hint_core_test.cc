@@ -30,6 +30,7 @@ stackrec_str Str(const std::string& s) { return stackrec_str{s.data(), s.size()}
 stackrec_str Str(std::string&&) = delete;
 
 absl::string_view View(stackrec_str s) { return absl::string_view(s.ptr, s.len); }
+stackrec::RawString Raw(stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; }
 
 LocationView ToView(const stackrec_location& in) {
   LocationView v;
@@ -56,8 +57,7 @@ Fingerprint OfViews(const std::vector<LocationView>& views) {
 Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
   std::vector<uint64_t> hashes(frames.size());
   return stackrec::FingerprintFrameArray(
-      frames.data(), frames.size(), View,
-      [](stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; }, hashes.data());
+      frames.data(), frames.size(), View, Raw, hashes.data());
 }
 
 // The fingerprint kernels this machine can run: the portable one always.
@@ -198,8 +198,7 @@ TEST_CASE("frames that differ by a bit, a byte or a length have distinct 64-bit 
   }
   std::vector<uint64_t> hashes(frames.size());
   stackrec::FingerprintFrameArray(
-      frames.data(), frames.size(), View,
-      [](stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; }, hashes.data());
+      frames.data(), frames.size(), View, Raw, hashes.data());
   std::sort(hashes.begin(), hashes.end());
   CHECK(std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end());
 }
