@@ -187,7 +187,9 @@ struct KeyUndo {
 // Profile::Add).
 struct FramesHint {
   Fingerprint fingerprint;
-  const uint64_t* frame_hashes;  // `count` of them
+  // `count` of them, or nullptr: the kAvx512 kernel fingerprints a stack
+  // without them, and the profile hashes the frames if it interns it.
+  const uint64_t* frame_hashes;
   size_t count;
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
 };
