@@ -7,7 +7,6 @@
 // (2) converts them into the plain C++ views of profile.h without copying
 // string bytes, (3) calls the C++ core inside Guard(), which turns any
 // exception into a status, so nothing ever unwinds into C.
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -20,8 +19,6 @@
 #include "clock.h"
 #include "compression.h"
 #include "dictionary.h"
-#include "fingerprint.h"
-#include "frame_record.h"
 #include "live_heap.h"
 #include "pprof_encoder.h"
 #include "profile.h"
@@ -31,34 +28,6 @@
 #include "upscaling.h"
 
 static_assert(STACKREC_OK == static_cast<int>(stackrec::Code::kOk), "");
-
-// The string path's fingerprint reads the caller's frames as records
-// (frame_record.h): the two layouts must be the same, byte for byte.
-#define STACKREC_SAME_FIELD(c_field, record_field)                        \
-  static_assert(offsetof(stackrec_location, c_field) ==                   \
-                        offsetof(stackrec::FrameRecord, record_field) &&  \
-                    sizeof(stackrec_location::c_field) ==                 \
-                        sizeof(stackrec::FrameRecord::record_field),      \
-                #c_field " is where frame_record.h says")
-static_assert(sizeof(stackrec_location) == sizeof(stackrec::FrameRecord), "");
-STACKREC_SAME_FIELD(mapping.memory_start, memory_start);
-STACKREC_SAME_FIELD(mapping.memory_limit, memory_limit);
-STACKREC_SAME_FIELD(mapping.file_offset, file_offset);
-STACKREC_SAME_FIELD(mapping.filename.ptr, map_filename.ptr);
-STACKREC_SAME_FIELD(mapping.filename.len, map_filename.len);
-STACKREC_SAME_FIELD(mapping.build_id.ptr, build_id.ptr);
-STACKREC_SAME_FIELD(mapping.build_id.len, build_id.len);
-STACKREC_SAME_FIELD(function.name.ptr, name.ptr);
-STACKREC_SAME_FIELD(function.name.len, name.len);
-STACKREC_SAME_FIELD(function.system_name.ptr, system_name.ptr);
-STACKREC_SAME_FIELD(function.system_name.len, system_name.len);
-STACKREC_SAME_FIELD(function.filename.ptr, filename.ptr);
-STACKREC_SAME_FIELD(function.filename.len, filename.len);
-STACKREC_SAME_FIELD(function.start_line, start_line);
-STACKREC_SAME_FIELD(address, address);
-STACKREC_SAME_FIELD(line, line);
-STACKREC_SAME_FIELD(inlined, inlined);
-#undef STACKREC_SAME_FIELD
 static_assert(STACKREC_INVALID_ARGUMENT ==
                   static_cast<int>(stackrec::Code::kInvalidArgument), "");
 static_assert(STACKREC_OUT_OF_MEMORY ==
@@ -113,6 +82,10 @@ stackrec_status Guard(F&& body) noexcept {
     return ToC(Error(Code::kInternal, "internal error: unknown exception"));
   }
 }
+
+// Longer strings are rejected: no symbol or label is this long, and the
+// encoder writes each string with an int-sized length.
+constexpr size_t kMaxStringBytes = size_t{1} << 24;
 
 Status NullArgument(const char* name) {
   return Error(Code::kInvalidArgument, "%s is NULL", name);
@@ -347,14 +320,6 @@ Status ToSample(const stackrec_sample* s, LabelRoom* room, SampleView* out) {
 // kMaxStringBytes, which it accepts, takes that path too).
 bool FingerprintSampleFrames(const stackrec_sample& s, Fingerprint* out,
                              const uint64_t** frame_hashes) {
-#ifdef STACKREC_AVX512_FINGERPRINT
-  // The caller's structs as records, read by the kernel in wide loads; the
-  // frames' own hashes only if the profile interns the stack.
-  if (ActiveFingerprintKernel() == FingerprintKernel::kAvx512) {
-    *frame_hashes = nullptr;
-    return FingerprintFrameRecords(s.locations, s.locations_len, out);
-  }
-#endif
   std::vector<uint64_t>& scratch = Scratch().frame_hashes;
   if (scratch.size() < s.locations_len) scratch.resize(s.locations_len);
   uint64_t* const hashes = scratch.data();  // once (see ToLocations)

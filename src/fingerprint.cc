@@ -8,10 +8,9 @@ namespace fingerprint_internal {
 std::atomic<uint8_t> active_kernel{0};
 
 FingerprintKernel DetectKernel() {
-  FingerprintKernel kernel = FingerprintKernel::kPortable;
-  for (FingerprintKernel k : {FingerprintKernel::kAes, FingerprintKernel::kAvx512}) {
-    if (FingerprintKernelAvailable(k)) kernel = k;
-  }
+  const FingerprintKernel kernel = FingerprintKernelAvailable(FingerprintKernel::kAes)
+                                       ? FingerprintKernel::kAes
+                                       : FingerprintKernel::kPortable;
   // Racing first calls all store the same value.
   active_kernel.store(static_cast<uint8_t>(kernel), std::memory_order_relaxed);
   return kernel;
@@ -31,12 +30,6 @@ bool FingerprintKernelAvailable(FingerprintKernel kernel) {
 #else
       return false;
 #endif
-    case FingerprintKernel::kAvx512:
-#ifdef STACKREC_AVX512_FINGERPRINT
-      return fingerprint_avx512::Available();
-#else
-      return false;
-#endif
   }
   return false;
 }
@@ -51,45 +44,6 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
   return FingerprintFrameArray(
       frames.data(), frames.size(), [](absl::string_view s) { return s; },
       [](absl::string_view s) { return RawString{s.data(), s.size()}; }, frame_hashes);
-}
-
-#ifdef STACKREC_AVX512_FINGERPRINT
-bool FingerprintFrameRecords(const void* records, size_t n, Fingerprint* out) {
-  fingerprint_avx512::State state;
-  fingerprint_avx512::Start(&state);
-  if (!fingerprint_avx512::Absorb(&state, records, n)) return false;
-  fingerprint_avx512::Finish(state, n, &out->lo, &out->hi);
-  return true;
-}
-#endif
-
-void HashFrames(absl::Span<const LocationView> frames, uint64_t* hashes) {
-#ifdef STACKREC_AES_FINGERPRINT
-  // kAes and kAvx512 key the frame cache on the AES kernel's frame hashes;
-  // its fingerprint is not wanted here.
-  if (ActiveFingerprintKernel() != FingerprintKernel::kPortable) {
-    Fingerprint unused;
-    fingerprint_aes::FingerprintFrames(
-        frames.data(), frames.size(), [](absl::string_view s) { return s; },
-        [](absl::string_view s) { return RawString{s.data(), s.size()}; }, hashes, &unused.lo,
-        &unused.hi);
-    return;
-  }
-#endif
-  FingerprintFrames(frames, hashes);
-}
-
-Fingerprint FingerprintStack(absl::Span<const LocationView> frames, uint64_t* scratch,
-                             const uint64_t** hashes) {
-#ifdef STACKREC_AVX512_FINGERPRINT
-  if (ActiveFingerprintKernel() == FingerprintKernel::kAvx512) {
-    *hashes = nullptr;
-    return fingerprint_internal::RecordsFingerprint(frames.data(), frames.size(),
-                                                    [](absl::string_view s) { return s; });
-  }
-#endif
-  *hashes = scratch;
-  return FingerprintFrames(frames, scratch);
 }
 
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {

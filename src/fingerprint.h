@@ -32,8 +32,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "fingerprint_aes.h"
-#include "fingerprint_avx512.h"
-#include "frame_record.h"
 #include "frame_strings.h"
 #include "sample_view.h"
 
@@ -62,17 +60,14 @@ inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 // Of a sequence of pre-interned location ids (dictionary.h).
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids);
 
-// ---- Three implementations, one per process ------------------------------
+// ---- Two implementations, one per process --------------------------------
 // The fingerprints are computed with AES rounds where the processor has
 // them (fingerprint_aes.h), else with the portable multiply-fold hash
-// below; where it also has AVX-512 and VAES, a stack's fingerprint is
-// computed from the caller's frames read as records instead
-// (fingerprint_avx512.h; frames' own hashes and labels stay the AES
-// kernel's). The kernels give different values, so a process must use one
+// below. The two give different values, so a process must use one
 // throughout: frame caches and stack caches keep fingerprints from one
 // call to the next. The choice is made once, from the CPU, at the first
-// fingerprint: the last of these the processor runs.
-enum class FingerprintKernel : uint8_t { kPortable = 1, kAes = 2, kAvx512 = 3 };
+// fingerprint.
+enum class FingerprintKernel : uint8_t { kPortable = 1, kAes = 2 };
 
 // Whether this build and this processor can run `kernel`.
 bool FingerprintKernelAvailable(FingerprintKernel kernel);
@@ -105,7 +100,7 @@ Fingerprint PortableFingerprintLabels(absl::Span<const LabelView> labels);
 // BM_AddIds/typical/profile/stack_id).
 inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
 #ifdef STACKREC_AES_FINGERPRINT
-  if (ActiveFingerprintKernel() != FingerprintKernel::kPortable) {  // kAes or kAvx512
+  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
     Fingerprint out;
     fingerprint_aes::FingerprintLabels(labels.data(), labels.size(), &out.lo, &out.hi);
     return out;
@@ -249,74 +244,19 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FoldFrames(size_t n, HashAt hash
 
 }  // namespace fingerprint_internal
 
-#ifdef STACKREC_AVX512_FINGERPRINT
-namespace fingerprint_internal {
-// The kAvx512 fingerprint of frames[0, n) of any frame type (see
-// HashFrame), written as records (frame_record.h) a few at a time: what
-// the kernel computes from a caller's stackrec_location array directly.
-template <typename Frame, typename View>
-Fingerprint RecordsFingerprint(const Frame* frames, size_t n, View view) {
-  constexpr size_t kBatch = 16;
-  FrameRecord batch[kBatch];
-  auto string = [&view](const auto& s) {
-    const absl::string_view v = view(s);
-    return RecordString{v.data(), v.size()};
-  };
-  fingerprint_avx512::State state;
-  fingerprint_avx512::Start(&state);
-  for (size_t done = 0; done < n;) {
-    const size_t count = n - done < kBatch ? n - done : kBatch;
-    for (size_t i = 0; i < count; ++i) {
-      const Frame& f = frames[done + i];
-      FrameRecord& r = batch[i];
-      r = FrameRecord{};  // the padding too
-      r.memory_start = f.mapping.memory_start;
-      r.memory_limit = f.mapping.memory_limit;
-      r.file_offset = f.mapping.file_offset;
-      r.map_filename = string(f.mapping.filename);
-      r.build_id = string(f.mapping.build_id);
-      r.name = string(f.function.name);
-      r.system_name = string(f.function.system_name);
-      r.filename = string(f.function.filename);
-      r.start_line = f.function.start_line;
-      r.address = f.address;
-      r.line = f.line;
-      r.inlined = f.inlined;
-    }
-    // Viewed strings pass the kernel's checks (`view` gives empty ones
-    // for bad ones), so this cannot fail.
-    fingerprint_avx512::Absorb(&state, batch, count);
-    done += count;
-  }
-  Fingerprint out;
-  fingerprint_avx512::Finish(state, n, &out.lo, &out.hi);
-  return out;
-}
-}  // namespace fingerprint_internal
-#endif
-
 // The fingerprint of frames[0, n) with the active kernel, storing each
 // frame's 64-bit hash in hashes[0, n); `Frame`, `view` and `raw` as for
 // HashFrame. The strings of the frame kPrefetchFrames ahead are prefetched
 // (frame_strings.h). FingerprintFrames is this for LocationView; c_api.cc
-// runs it on the caller's structs, or, with kAvx512, runs
-// FingerprintFrameRecords on them instead and leaves the frame hashes to
-// the profile (FramesHint), which needs them only for a new stack.
+// runs it on the caller's structs.
 template <typename Frame, typename View, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FingerprintFrameArray(const Frame* frames, size_t n,
                                                                       View view, Raw raw,
                                                                       uint64_t* hashes) {
 #ifdef STACKREC_AES_FINGERPRINT
-  const FingerprintKernel kernel = ActiveFingerprintKernel();
-  if (kernel != FingerprintKernel::kPortable) {
+  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
     Fingerprint out;
     fingerprint_aes::FingerprintFrames(frames, n, view, raw, hashes, &out.lo, &out.hi);
-#ifdef STACKREC_AVX512_FINGERPRINT
-    // The AES pass above for the frames' hashes, this one for the stack's.
-    if (kernel == FingerprintKernel::kAvx512) {
-      return fingerprint_internal::RecordsFingerprint(frames, n, view);
-    }
-#endif
     return out;
   }
 #endif
@@ -326,27 +266,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FingerprintFrameArray(const Fram
     return hashes[i] = fingerprint_internal::HashFrame(frames[i], view, raw);
   });
 }
-
-#ifdef STACKREC_AVX512_FINGERPRINT
-// The kAvx512 fingerprint of `n` frames given as records (frame_record.h;
-// read as bytes only, so c_api.cc passes the caller's stackrec_location
-// array as it is), the same as FingerprintFrameArray gives for the same
-// frames. False if a string has a NULL pointer and a length or is longer
-// than kMaxStringBytes; such a string is not read. Only while the active
-// kernel is kAvx512.
-bool FingerprintFrameRecords(const void* records, size_t n, Fingerprint* out);
-#endif
-
-// Each frame's 64-bit hash, as FingerprintFrames stores them: the frame
-// cache's key, for a stack whose fingerprint came without them.
-void HashFrames(absl::Span<const LocationView> frames, uint64_t* hashes);
-
-// FingerprintFrames for a caller that needs the frames' hashes only if
-// the stack is new: *hashes is `scratch`, holding them, where the kernel
-// computes them in the same pass (kPortable, kAes), else nullptr, and
-// HashFrames gives them (kAvx512, whose stack fingerprint is another pass).
-Fingerprint FingerprintStack(absl::Span<const LocationView> frames, uint64_t* scratch,
-                             const uint64_t** hashes);
 
 }  // namespace stackrec
 

@@ -652,21 +652,17 @@ Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
   const uint64_t* frame_hashes;
   if (hashed != nullptr && !truncated) {
     stack_fp = hashed->fingerprint;
-    frame_hashes = hashed->frame_hashes;  // may be nullptr: see below
+    frame_hashes = hashed->frame_hashes;
   } else {
     scratch_frame_hashes_.resize(frames.size());
-    stack_fp = FingerprintStack(frames, scratch_frame_hashes_.data(), &frame_hashes);
+    stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
+    frame_hashes = scratch_frame_hashes_.data();
   }
   uint32_t stack;
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     stack = it->second;
   } else {
     if (Full()) return AddOverflow(frames, sample.labels);
-    if (frame_hashes == nullptr) {  // see FingerprintStack and FramesHint
-      scratch_frame_hashes_.resize(frames.size());
-      HashFrames(frames, scratch_frame_hashes_.data());
-      frame_hashes = scratch_frame_hashes_.data();
-    }
     const Status interned = InternStack(frames, frame_hashes, &stack);
     TablesChanged();  // also when it failed half way
     STACKREC_RETURN_IF_ERROR(interned);
@@ -744,17 +740,11 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
                                  absl::Span<const LabelView> labels,
                                  uint32_t* stack, uint32_t* label_set) {
   scratch_frame_hashes_.resize(frames.size());
-  const uint64_t* frame_hashes;
-  const Fingerprint stack_fp =
-      FingerprintStack(frames, scratch_frame_hashes_.data(), &frame_hashes);
+  const Fingerprint stack_fp = FingerprintFrames(frames, scratch_frame_hashes_.data());
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     *stack = it->second;
   } else {
-    if (frame_hashes == nullptr) {
-      HashFrames(frames, scratch_frame_hashes_.data());
-      frame_hashes = scratch_frame_hashes_.data();
-    }
-    STACKREC_RETURN_IF_ERROR(InternStack(frames, frame_hashes, stack));
+    STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), stack));
     stack_cache_.emplace(stack_fp, *stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(labels);

@@ -187,9 +187,7 @@ struct KeyUndo {
 // Profile::Add).
 struct FramesHint {
   Fingerprint fingerprint;
-  // `count` of them, or nullptr: the kAvx512 kernel fingerprints a stack
-  // without them, and the profile hashes the frames if it interns it.
-  const uint64_t* frame_hashes;
+  const uint64_t* frame_hashes;  // `count` of them
   size_t count;
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
 };

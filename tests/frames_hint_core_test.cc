@@ -9,9 +9,7 @@
 // profile is compacted. And the output's reservation from the last
 // serialization's size.
 #include <algorithm>
-#include <cstring>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,28 +54,16 @@ Fingerprint OfViews(const std::vector<LocationView>& views) {
   return stackrec::FingerprintFrames(views, hashes.data());
 }
 
-// The fingerprint c_api.cc computes from the caller's structs. With
-// kAvx512 it reads them as records, and this also checks that the frames'
-// views, written as records, give the same.
 Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
   std::vector<uint64_t> hashes(frames.size());
-  const Fingerprint fingerprint = stackrec::FingerprintFrameArray(
+  return stackrec::FingerprintFrameArray(
       frames.data(), frames.size(), View, Raw, hashes.data());
-#ifdef STACKREC_AVX512_FINGERPRINT
-  if (stackrec::ActiveFingerprintKernel() == stackrec::FingerprintKernel::kAvx512) {
-    Fingerprint direct;
-    REQUIRE(stackrec::FingerprintFrameRecords(frames.data(), frames.size(), &direct));
-    REQUIRE(direct == fingerprint);
-  }
-#endif
-  return fingerprint;
 }
 
 // The fingerprint kernels this machine can run: the portable one always.
 std::vector<stackrec::FingerprintKernel> AvailableKernels() {
   std::vector<stackrec::FingerprintKernel> kernels;
-  for (auto k : {stackrec::FingerprintKernel::kPortable, stackrec::FingerprintKernel::kAes,
-                 stackrec::FingerprintKernel::kAvx512}) {
+  for (auto k : {stackrec::FingerprintKernel::kPortable, stackrec::FingerprintKernel::kAes}) {
     if (stackrec::FingerprintKernelAvailable(k)) kernels.push_back(k);
   }
   return kernels;
@@ -148,19 +134,15 @@ TEST_CASE("a frame hashes the same read from the caller's struct as from its vie
   }
 }
 
-TEST_CASE("the fingerprint runs on the fastest kernel the processor has") {
+TEST_CASE("the fingerprint runs on AES rounds where the processor has them") {
   using stackrec::FingerprintKernel;
   const bool aes = stackrec::FingerprintKernelAvailable(FingerprintKernel::kAes);
-  const bool avx512 = stackrec::FingerprintKernelAvailable(FingerprintKernel::kAvx512);
   CHECK(stackrec::FingerprintKernelAvailable(FingerprintKernel::kPortable));
   CHECK(stackrec::ActiveFingerprintKernel() ==
-        (avx512 ? FingerprintKernel::kAvx512
-                : aes ? FingerprintKernel::kAes : FingerprintKernel::kPortable));
-  if (avx512) CHECK(aes);  // kAvx512 keeps the AES kernel's frame hashes and labels
+        (aes ? FingerprintKernel::kAes : FingerprintKernel::kPortable));
   if (!aes) return;
-  // The kernels are different functions: EachKernel's passes test other
-  // code than each other. kAvx512 differs from kAes in the stacks'
-  // fingerprints only.
+  // The two kernels are different functions: EachKernel's second pass
+  // tests other code than its first.
   const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
   stackrec_location frame{};
   frame.function.name = Str(name);
@@ -168,138 +150,15 @@ TEST_CASE("the fingerprint runs on the fastest kernel the processor has") {
   stackrec::LabelView label;
   label.key = "thread id";
   label.num = 3;
-  const FingerprintKernel saved = stackrec::ActiveFingerprintKernel();
-  auto of = [&](FingerprintKernel kernel) {
-    stackrec::SetFingerprintKernelForTesting(kernel);
-    std::vector<uint64_t> hashes(1);
-    const Fingerprint frames = stackrec::FingerprintFrameArray(&frame, 1, View, Raw, hashes.data());
-    return std::make_tuple(frames, hashes[0], stackrec::FingerprintLabels({label}));
-  };
-  const auto portable = of(FingerprintKernel::kPortable);
-  const auto with_aes = of(FingerprintKernel::kAes);
-  CHECK_FALSE(std::get<0>(with_aes) == std::get<0>(portable));
-  CHECK(std::get<1>(with_aes) != std::get<1>(portable));
-  CHECK_FALSE(std::get<2>(with_aes) == std::get<2>(portable));
-  if (avx512) {
-    const auto with_avx512 = of(FingerprintKernel::kAvx512);
-    CHECK_FALSE(std::get<0>(with_avx512) == std::get<0>(with_aes));
-    CHECK(std::get<1>(with_avx512) == std::get<1>(with_aes));
-    CHECK(std::get<2>(with_avx512) == std::get<2>(with_aes));
-  }
-  stackrec::SetFingerprintKernelForTesting(saved);
+  const Fingerprint frames_aes = OfStructs({frame});
+  const Fingerprint labels_aes = stackrec::FingerprintLabels({label});
+  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kPortable);
+  const Fingerprint frames_portable = OfStructs({frame});
+  const Fingerprint labels_portable = stackrec::FingerprintLabels({label});
+  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kAes);
+  CHECK_FALSE(frames_aes == frames_portable);
+  CHECK_FALSE(labels_aes == labels_portable);
 }
-
-#ifdef STACKREC_AVX512_FINGERPRINT
-TEST_CASE("the AVX-512 kernel reads a frame's content, not its padding or its pointers") {
-  using stackrec::FingerprintKernel;
-  if (!stackrec::FingerprintKernelAvailable(FingerprintKernel::kAvx512)) return;
-  const FingerprintKernel saved = stackrec::ActiveFingerprintKernel();
-  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kAvx512);
-  const std::vector<std::string> texts = Texts();
-  auto frame_of = [&](size_t i, const std::vector<std::string>& t) {
-    stackrec_location f;
-    std::memset(&f, 0xa5, sizeof(f));  // the padding after `inlined` too
-    f.mapping.memory_start = 0;
-    f.mapping.memory_limit = 0;
-    f.mapping.file_offset = 0;
-    f.mapping.filename = Str(t[0]);
-    f.mapping.build_id = Str(t[0]);
-    f.function.name = Str(t[i % t.size()]);
-    f.function.system_name = Str(t[0]);
-    f.function.filename = Str(t[(i + 7) % t.size()]);
-    f.function.start_line = static_cast<int64_t>(i);
-    f.address = 0;
-    f.line = static_cast<int64_t>(2 * i);
-    f.inlined = i % 4 == 1;
-    if (i % 5 == 0) {  // a native frame, with the kernel's rest
-      f.mapping.memory_start = 0x1000 * i;
-      f.mapping.memory_limit = 0x1000 * i + 0x800;
-      f.mapping.filename = Str(t[(i + 3) % t.size()]);
-      f.function.system_name = Str(t[(i + 5) % t.size()]);
-      f.address = 0x1000 * i + 0x10;
-    }
-    return f;
-  };
-  // The same texts at other addresses, zero padding, 40 frames (the views'
-  // batches of 16, the prefetch distance).
-  std::vector<std::string> copies = texts;
-  for (std::string& c : copies) c.reserve(200);
-  std::vector<stackrec_location> frames, same;
-  for (size_t i = 0; i < 40; ++i) {
-    frames.push_back(frame_of(i, texts));
-    stackrec_location clean{};
-    const stackrec_location f = frame_of(i, copies);
-    clean.mapping = f.mapping;
-    clean.function = f.function;
-    clean.address = f.address;
-    clean.line = f.line;
-    clean.inlined = f.inlined;
-    same.push_back(clean);
-  }
-  const Fingerprint fingerprint = OfStructs(frames);
-  CHECK(OfStructs(same) == fingerprint);
-  std::vector<LocationView> views;
-  for (const stackrec_location& f : frames) views.push_back(ToView(f));
-  CHECK(OfViews(views) == fingerprint);
-  // The order of the frames, and each frame's place.
-  std::vector<stackrec_location> swapped = frames;
-  std::swap(swapped[3], swapped[4]);
-  CHECK_FALSE(OfStructs(swapped) == fingerprint);
-  std::vector<stackrec_location> repeated(4, frames[2]);
-  std::vector<stackrec_location> repeated_other(4, frames[2]);
-  repeated_other[1] = frames[3];
-  repeated_other[2] = frames[3];
-  CHECK_FALSE(OfStructs(repeated) == OfStructs(repeated_other));
-  stackrec::SetFingerprintKernelForTesting(saved);
-}
-
-TEST_CASE("the AVX-512 kernel refuses each bad string of a frame without reading it") {
-  using stackrec::FingerprintKernel;
-  if (!stackrec::FingerprintKernelAvailable(FingerprintKernel::kAvx512)) return;
-  const FingerprintKernel saved = stackrec::ActiveFingerprintKernel();
-  stackrec::SetFingerprintKernelForTesting(FingerprintKernel::kAvx512);
-  const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
-  stackrec_location good{};
-  good.function.name = Str(name);
-  good.function.filename = Str(file);
-  std::vector<stackrec_str stackrec_function::*> function_strings = {
-      &stackrec_function::name, &stackrec_function::system_name, &stackrec_function::filename};
-  std::vector<stackrec_str stackrec_mapping::*> mapping_strings = {&stackrec_mapping::filename,
-                                                                    &stackrec_mapping::build_id};
-  // A NULL pointer with a length, and a length over the limit (from a
-  // pointer that must not be read: it points at one byte).
-  const char one = 'x';
-  const std::vector<stackrec_str> bad = {{nullptr, 1},
-                                         {nullptr, 30},
-                                         {nullptr, 100},
-                                         {&one, stackrec::kMaxStringBytes + 1},
-                                         {&one, ~size_t{0}}};
-  Fingerprint out;
-  for (size_t position : {0, 5, 9}) {  // before, at and after the prefetch distance
-    for (const stackrec_str& b : bad) {
-      for (auto field : function_strings) {
-        std::vector<stackrec_location> frames(10, good);
-        frames[position].function.*field = b;
-        CHECK_FALSE(stackrec::FingerprintFrameRecords(frames.data(), frames.size(), &out));
-      }
-      for (auto field : mapping_strings) {
-        std::vector<stackrec_location> frames(10, good);
-        frames[position].mapping.*field = b;
-        CHECK_FALSE(stackrec::FingerprintFrameRecords(frames.data(), frames.size(), &out));
-      }
-    }
-  }
-  // NULL without a length is the empty string, at any place.
-  std::vector<stackrec_location> frames(10, good);
-  frames[7].function.filename = {nullptr, 0};
-  frames[7].mapping.filename = {nullptr, 0};
-  CHECK(stackrec::FingerprintFrameRecords(frames.data(), frames.size(), &out));
-  std::vector<LocationView> views;
-  for (const stackrec_location& f : frames) views.push_back(ToView(f));
-  CHECK(out == OfViews(views));
-  stackrec::SetFingerprintKernelForTesting(saved);
-}
-#endif
 
 TEST_CASE("frames that differ by a bit, a byte or a length have distinct 64-bit hashes") {
   const EachKernel kernel;
