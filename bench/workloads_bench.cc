@@ -14,6 +14,8 @@
 //   For each workload and implementation (stackrec_profile_*, the two-slot
 //   stackrec_recorder_*, the baseline):
 //     add        ns per sample of the add/record call, string frames;
+//                of which the first sample of each stack (which interns
+//                it), per sample of the workload and per such call;
 //     add by id  ns per sample of add_ids/record_ids, pre-interned: the
 //                workload's functions, locations and stacks interned once
 //                into a fresh profile or recorder before the timed loop
@@ -92,6 +94,8 @@
 //    the id path's profiles (the recorder's first fill) are among them.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,7 +223,23 @@ struct AddTiming {
   double ns;         // per sample, CPU time
   double wall_ns;    // per sample, wall time
   double cpu_share;  // of the loop: thread CPU time / wall time
+  // Of `ns`, the calls that brought a stack the loop had not passed yet
+  // (the first sample of each stack), per sample of the whole loop; and
+  // what one such call took, CPU time as well.
+  double first_sightings_ns;
+  double first_sighting_each_ns;
+  double first_sightings;  // how many: the stacks the workload samples
+  // Page faults of the loop (the calls' and the sampler side's): memory
+  // touched for the first time, which the adds pay for in the kernel.
+  double page_faults;
 };
+
+// Minor and major page faults of the calling thread so far.
+double ThreadPageFaults() {
+  rusage usage;
+  getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<double>(usage.ru_minflt + usage.ru_majflt);
+}
 
 // Adds every tick of `w` through add(sample), timing each call alone, and
 // returns the mean per sample. set_endpoint is called, untimed, at each
@@ -236,7 +256,9 @@ struct AddTiming {
 template <typename Builder, typename Add, typename SetEndpoint>
 AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
                         SetEndpoint&& set_endpoint) {
-  uint64_t ticks = 0;
+  uint64_t ticks = 0, first_ticks = 0, firsts = 0;
+  std::vector<bool> seen(w.stacks());
+  const double faults_before = ThreadPageFaults();
   const Stopwatch loop;
   for (const Tick& tick : w.ticks()) {
     if ((tick.flags & Tick::kSpanStarts) &&
@@ -249,13 +271,27 @@ AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
     const uint64_t end = ClockEnd();
     if (!ok) return {};
     ticks += end - begin;
+    if (!seen[tick.stack]) {
+      seen[tick.stack] = true;
+      first_ticks += end - begin;
+      ++firsts;
+    }
   }
   AddTiming t;
   t.ok = true;
+  t.page_faults = ThreadPageFaults() - faults_before;
   t.cpu_share = std::min(1.0, loop.CpuMs() / loop.WallMs());
-  const double per_call = static_cast<double>(ticks) / static_cast<double>(w.ticks().size());
+  const double samples = static_cast<double>(w.ticks().size());
+  const double per_call = static_cast<double>(ticks) / samples;
   t.wall_ns = (per_call - g_clock.overhead_ticks) / g_clock.ticks_per_ns;
   t.ns = t.wall_ns * t.cpu_share;
+  const double first_wall_ns =
+      (static_cast<double>(first_ticks) - g_clock.overhead_ticks * static_cast<double>(firsts)) /
+      g_clock.ticks_per_ns;
+  t.first_sightings_ns = first_wall_ns / samples * t.cpu_share;
+  t.first_sighting_each_ns =
+      firsts == 0 ? 0 : first_wall_ns / static_cast<double>(firsts) * t.cpu_share;
+  t.first_sightings = static_cast<double>(firsts);
   return t;
 }
 
@@ -342,6 +378,10 @@ struct Measurement {
   double add_ns;     // ns/sample: the profile, the recorder's first fill, the baseline
   double add_wall_ns;
   double cpu_share;  // of the first add loop
+  double first_sightings_ns;      // of add_ns: first sightings (see AddTiming)
+  double first_sighting_each_ns;  // what one took
+  double first_sightings;         // how many
+  double page_faults;             // during those adds
   double add2_ns;    // the recorder's second fill (into the other slot)
   double add3_ns;    // the recorder's third fill: steady state (see MeasureRecorder)
   double intern_ms;  // the id path: interning the workload once (not in add_ns)
@@ -408,6 +448,10 @@ Measurement MeasureProfile(const Workload& w, bool verify, bool serialize = true
   m.add_ns = t.ns;
   m.add_wall_ns = t.wall_ns;
   m.cpu_share = t.cpu_share;
+  m.first_sightings_ns = t.first_sightings_ns;
+  m.first_sighting_each_ns = t.first_sighting_each_ns;
+  m.first_sightings = t.first_sightings;
+  m.page_faults = t.page_faults;
   Parking parking;
   Parking* park = verify ? &parking : nullptr;
   if (serialize) {
@@ -459,6 +503,10 @@ Measurement MeasureRecorder(const Workload& w, bool verify, bool serialize = tru
   m.add_ns = t.ns;
   m.add_wall_ns = t.wall_ns;
   m.cpu_share = t.cpu_share;
+  m.first_sightings_ns = t.first_sightings_ns;
+  m.first_sighting_each_ns = t.first_sighting_each_ns;
+  m.first_sightings = t.first_sightings;
+  m.page_faults = t.page_faults;
   if (serialize) {
     if (!TimedSerialize(with(kGzip), &m.gzip_ms, &m.gzip_bytes, park, &m.gzip_wall_ms)) {
       return Failed("stackrec_recorder_serialize gzip");
@@ -661,6 +709,10 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
   m.add_ns = t.ns;
   m.add_wall_ns = t.wall_ns;
   m.cpu_share = t.cpu_share;
+  m.first_sightings_ns = t.first_sightings_ns;
+  m.first_sighting_each_ns = t.first_sighting_each_ns;
+  m.first_sightings = t.first_sightings;
+  m.page_faults = t.page_faults;
   if (verify) {
     stackrec_encoded* out = nullptr;
     const stackrec_status st = p != nullptr ? stackrec_profile_serialize(p, &kGzip, &out)
@@ -719,6 +771,17 @@ Measurement MeasureBaseline(const Workload& w, bool verify) {
     m.add_ns = t.ns;
     m.add_wall_ns = t.wall_ns;
     m.cpu_share = t.cpu_share;
+    m.first_sightings_ns = t.first_sightings_ns;
+    m.first_sighting_each_ns = t.first_sighting_each_ns;
+    m.first_sightings = t.first_sightings;
+    m.page_faults = t.page_faults;
+  m.page_faults = t.page_faults;
+  m.first_sightings = t.first_sightings;
+  m.page_faults = t.page_faults;
+  m.first_sightings_ns = t.first_sightings_ns;
+  m.first_sighting_each_ns = t.first_sighting_each_ns;
+  m.first_sightings = t.first_sightings;
+  m.page_faults = t.page_faults;
     const Stopwatch watch;
     const std::string pb = b.Serialize();
     m.pb_ms = watch.CpuMs();
@@ -1031,6 +1094,20 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"add, ns/sample (string frames, CPU)", Thousands(add_p), Thousands(add_r),
              Thousands(add_b), Ratio(add_b, add_p), Ratio(add_b, add_r),
              Target(std::max(add_p, add_r), t.add_ns, Thousands(t.add_ns))});
+  // Where the first interval's string add goes: a stack's first sample
+  // interns it (its frames, their functions and strings), the others find
+  // it by fingerprint.
+  auto first = [&](Impl impl) {
+    return Thousands(med(impl, &Measurement::first_sightings_ns)) + " (" +
+           Fixed(med(impl, &Measurement::first_sighting_each_ns) / 1000, 1) + " µs each)";
+  };
+  table.Row({"of which first samples of a stack (" +
+                 Thousands(med(P, &Measurement::first_sightings)) + " stacks), ns/sample",
+             first(P), first(R), first(B), "", "", ""});
+  table.Row({"page faults during the adds (memory touched the first time)",
+             Thousands(med(P, &Measurement::page_faults)),
+             Thousands(med(R, &Measurement::page_faults)),
+             Thousands(med(B, &Measurement::page_faults)), "", "", ""});
   auto id_values = [&](Impl impl, IdMode mode, double Measurement::*field) {
     std::vector<double> v;
     for (const Measurement& m : id_runs[{impl, mode}]) v.push_back(m.*field);
@@ -1278,6 +1355,23 @@ double LoadLatencyNs(size_t mib) {
   return ns;
 }
 
+// CPU µs of the first touch of a 4 KiB page of fresh anonymous memory (a
+// page fault): what memory a fill touches for the first time costs on
+// this machine, beside the page-fault counts of the tables. (A virtual
+// machine's page faults may cost tens of times a physical one's.)
+double PageFaultUs() {
+  constexpr size_t kBytes = size_t{16} << 20, kPage = 4096;
+  void* const mem = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+  if (mem == MAP_FAILED) return 0;
+  volatile char* const bytes = static_cast<volatile char*>(mem);
+  const Stopwatch watch;
+  for (size_t at = 0; at < kBytes; at += kPage) bytes[at] = 1;
+  const double us = watch.CpuMs() * 1e3 / (kBytes / kPage);
+  munmap(mem, kBytes);
+  return us;
+}
+
 std::string LoadAverage() {
   FILE* f = std::fopen("/proc/loadavg", "r");
   if (f == nullptr) return "?";
@@ -1293,10 +1387,10 @@ std::string LoadAverage() {
 int RunTables(const Options& opt) {
   std::printf("# stackrec-bench-workloads (issue 4)\n\n");
   std::printf("machine: %u CPUs, load average %s at the start; a dependent load costs "
-              "%.0f ns within 1 MiB, %.0f ns within 64 MiB (CPU time); clock %s at %.3f GHz, "
-              "empty bracket %.1f ns (subtracted from every call)\n",
+              "%.0f ns within 1 MiB, %.0f ns within 64 MiB, a page fault %.1f µs (CPU time); "
+              "clock %s at %.3f GHz, empty bracket %.1f ns (subtracted from every call)\n",
               std::thread::hardware_concurrency(), LoadAverage().c_str(), LoadLatencyNs(1),
-              LoadLatencyNs(64), kClockName, g_clock.ticks_per_ns,
+              LoadLatencyNs(64), PageFaultUs(), kClockName, g_clock.ticks_per_ns,
               g_clock.overhead_ticks / g_clock.ticks_per_ns);
   const auto start = SteadyClock::now();
   bool ok = true;

@@ -208,8 +208,8 @@ void Profile::ClearSamples(int64_t start_ns) {
 void Profile::Compact() {
   TablesChanged();
   frame_cache_ = {};
-  // The stacks are the largest table, and its pool's room to grow is idle
-  // until the program runs new code.
+  // The stacks are the largest table, and its room to grow is idle until
+  // the program runs new code.
   stacks_.ShrinkToFit();
 }
 

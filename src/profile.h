@@ -260,7 +260,7 @@ class Profile {
   // CarryOver when most entries are still in use.
   void ClearSamples(int64_t start_ns);
   // For a profile that will be read (encoded) before it is written again:
-  // frees the frame cache and gives back the stack pool's room to grow. A
+  // frees the frame cache and gives back the stack table's room to grow. A
   // recorder compacts the slot it is about to encode, which then waits,
   // compacted, through the other slot's interval and serialization.
   // The frame cache finds the known frames of a stack seen for the first
