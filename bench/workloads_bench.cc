@@ -399,6 +399,17 @@ struct Measurement {
   PprofSummary summary[2];
 };
 
+// The first fill's figures of `t` into `m`.
+void TakeFirstFill(const AddTiming& t, Measurement* m) {
+  m->add_ns = t.ns;
+  m->add_wall_ns = t.wall_ns;
+  m->cpu_share = t.cpu_share;
+  m->first_sightings_ns = t.first_sightings_ns;
+  m->first_sighting_each_ns = t.first_sighting_each_ns;
+  m->first_sightings = t.first_sightings;
+  m->page_faults = t.page_faults;
+}
+
 Measurement Failed(const char* what) {
   Measurement m = {};
   std::snprintf(m.error, sizeof m.error, "%s: %s", what, stackrec_last_error());
@@ -445,13 +456,7 @@ Measurement MeasureProfile(const Workload& w, bool verify, bool serialize = true
         return stackrec_profile_set_endpoint(p, span, endpoint) == STACKREC_OK;
       });
   if (!t.ok) return Failed("stackrec_profile_add");
-  m.add_ns = t.ns;
-  m.add_wall_ns = t.wall_ns;
-  m.cpu_share = t.cpu_share;
-  m.first_sightings_ns = t.first_sightings_ns;
-  m.first_sighting_each_ns = t.first_sighting_each_ns;
-  m.first_sightings = t.first_sightings;
-  m.page_faults = t.page_faults;
+  TakeFirstFill(t, &m);
   Parking parking;
   Parking* park = verify ? &parking : nullptr;
   if (serialize) {
@@ -500,13 +505,7 @@ Measurement MeasureRecorder(const Workload& w, bool verify, bool serialize = tru
   Parking* park = verify ? &parking : nullptr;
   const AddTiming t = TimedAdds(w, record, endpoint);
   if (!t.ok) return Failed("stackrec_recorder_record");
-  m.add_ns = t.ns;
-  m.add_wall_ns = t.wall_ns;
-  m.cpu_share = t.cpu_share;
-  m.first_sightings_ns = t.first_sightings_ns;
-  m.first_sighting_each_ns = t.first_sighting_each_ns;
-  m.first_sightings = t.first_sightings;
-  m.page_faults = t.page_faults;
+  TakeFirstFill(t, &m);
   if (serialize) {
     if (!TimedSerialize(with(kGzip), &m.gzip_ms, &m.gzip_bytes, park, &m.gzip_wall_ms)) {
       return Failed("stackrec_recorder_serialize gzip");
@@ -706,13 +705,7 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
                   return stackrec_recorder_record_endpoint(r, span, endpoint) == STACKREC_OK;
                 });
   if (!t.ok) return Failed(p != nullptr ? "stackrec_profile_add_ids" : "stackrec_recorder_record_ids");
-  m.add_ns = t.ns;
-  m.add_wall_ns = t.wall_ns;
-  m.cpu_share = t.cpu_share;
-  m.first_sightings_ns = t.first_sightings_ns;
-  m.first_sighting_each_ns = t.first_sighting_each_ns;
-  m.first_sightings = t.first_sightings;
-  m.page_faults = t.page_faults;
+  TakeFirstFill(t, &m);
   if (verify) {
     stackrec_encoded* out = nullptr;
     const stackrec_status st = p != nullptr ? stackrec_profile_serialize(p, &kGzip, &out)
@@ -768,20 +761,7 @@ Measurement MeasureBaseline(const Workload& w, bool verify) {
     BaselineProfile b(ProfileOptions());
     const AddTiming t = BaselineAdds(w, b);
     if (!t.ok) return Failed("BaselineProfile::Add");
-    m.add_ns = t.ns;
-    m.add_wall_ns = t.wall_ns;
-    m.cpu_share = t.cpu_share;
-    m.first_sightings_ns = t.first_sightings_ns;
-    m.first_sighting_each_ns = t.first_sighting_each_ns;
-    m.first_sightings = t.first_sightings;
-    m.page_faults = t.page_faults;
-  m.page_faults = t.page_faults;
-  m.first_sightings = t.first_sightings;
-  m.page_faults = t.page_faults;
-  m.first_sightings_ns = t.first_sightings_ns;
-  m.first_sighting_each_ns = t.first_sighting_each_ns;
-  m.first_sightings = t.first_sightings;
-  m.page_faults = t.page_faults;
+    TakeFirstFill(t, &m);
     const Stopwatch watch;
     const std::string pb = b.Serialize();
     m.pb_ms = watch.CpuMs();
