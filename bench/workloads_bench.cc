@@ -1428,6 +1428,34 @@ void BM_Add(benchmark::State& state, const char* workload, Impl impl) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * w.ticks().size()));
 }
 
+// The workload added a second time into one profile, timed as BM_Add: every
+// stack, label set and key is then known, so this is the lookups alone (the
+// fingerprints, the caches, the key index and its row), without interning
+// or first touches of memory, and varies less than a first fill.
+void BM_AddKnown(benchmark::State& state, const char* workload) {
+  const Workload& w = Get(SpecNamed(workload));
+  const stackrec_profile_options opts = ProfileOptions();
+  stackrec_profile* p = nullptr;
+  if (stackrec_profile_new(&opts, &p) != STACKREC_OK) {
+    return state.SkipWithError(stackrec_last_error());
+  }
+  std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)> owner(p, stackrec_profile_free);
+  auto add = [p](const stackrec_sample& s) { return stackrec_profile_add(p, &s) == STACKREC_OK; };
+  auto endpoint = [p](uint64_t span, stackrec_str e) {
+    return stackrec_profile_set_endpoint(p, span, e) == STACKREC_OK;
+  };
+  if (!TimedAdds(w, add, endpoint).ok) return state.SkipWithError(stackrec_last_error());
+  double ns = 0;
+  for (auto _ : state) {
+    const AddTiming t = TimedAdds(w, add, endpoint);
+    if (!t.ok) return state.SkipWithError(stackrec_last_error());
+    ns = t.ns;
+    state.SetIterationTime(ns * static_cast<double>(w.ticks().size()) * 1e-9);
+  }
+  state.counters["ns_per_sample"] = ns;
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * w.ticks().size()));
+}
+
 // The same by id: the workload interned into a fresh profile or recorder
 // (not timed), then added by stack id or by location ids.
 void BM_AddIds(benchmark::State& state, const char* workload, Impl impl, IdMode mode) {
@@ -1551,6 +1579,13 @@ void RegisterBenchmarks() {
           ->ReportAggregatesOnly(true)
           ->Unit(benchmark::kMillisecond);
     }
+    benchmark::RegisterBenchmark(("BM_AddKnown/" + std::string(workload) + "/profile").c_str(),
+                                 [workload](benchmark::State& s) { BM_AddKnown(s, workload); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
     for (Impl impl : {Impl::kProfile, Impl::kRecorder}) {
       for (IdMode mode : kIdModes) {
         const std::string name = std::string("BM_AddIds/") + workload + "/" +

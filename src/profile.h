@@ -437,10 +437,12 @@ class Profile {
   // timestamped entry, from values_. `frames` are only checked if
   // the sample ends in the storage-full pseudo-sample. Labels not
   // `labels_checked` by the caller are validated here, in full only if
-  // the label cache does not know them.
+  // the label cache does not know them. `labels_fp` is
+  // FingerprintLabels(labels), which callers compute while a lookup of
+  // theirs is in flight.
   Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
-                absl::Span<const LabelView> labels, int64_t timestamp_ns,
-                bool labels_checked);
+                absl::Span<const LabelView> labels, const Fingerprint& labels_fp,
+                int64_t timestamp_ns, bool labels_checked);
   // AddKey once the label set is known too (`label_views` as `labels`
   // above, empty for an imported label set).
   Status AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
