@@ -41,6 +41,10 @@
 //
 //   build/release/bench/stackrec-bench-workloads --gbench [--benchmark_filter=...]
 //
+// and one more there: BM_AddKnown, the workload added a second time into the
+// same profile (every key known: the lookups alone, no interning, no page
+// faults), the steadiest figure for a change to the string path's lookups.
+//
 // How, and why:
 //  - Add. The sampler's buffer of frames is built fresh for every sample and
 //    that is not the library's cost, so every call is timed on its own: the

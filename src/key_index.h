@@ -32,11 +32,18 @@ class KeyIndex {
  public:
   static constexpr uint32_t kNone = ~uint32_t{0};
 
-  // The tag of a key: the slot it starts probing at, and what a probe
-  // compares before it reads a row.
-  static uint32_t Tag(uint64_t key) {
-    return static_cast<uint32_t>(fingerprint_internal::Fold(key ^ fingerprint_internal::kP0,
+  // The tag of a key, from 64 bits that are the same whenever the key is
+  // (the profile's: its stack's and label set's seeds): the slot it starts
+  // probing at, and what a probe compares before it reads a row.
+  static uint32_t Tag(uint64_t seeds) {
+    return static_cast<uint32_t>(fingerprint_internal::Fold(seeds ^ fingerprint_internal::kP0,
                                                            fingerprint_internal::kP1));
+  }
+
+  // Starts fetching the home slot of `tag`, for a Find that will follow
+  // once the caller has the key.
+  void Prefetch(uint32_t tag) const {
+    if (!slots_.empty()) __builtin_prefetch(slots_.data() + (tag & mask_));
   }
 
   // The row of `key` (whose tag is `tag`), or kNone. key_of(row) is the key

@@ -166,6 +166,8 @@ void Profile::Reset(int64_t start_ns) {
   locations_.Clear();
   stacks_.Clear();
   label_sets_.Clear();
+  std::vector<uint32_t>(1, 0).swap(stack_seeds_);
+  std::vector<uint32_t>(1, 0).swap(label_seeds_);
   key_index_.Clear();
   stack_cache_ = {};
   label_cache_ = {};
@@ -211,6 +213,7 @@ void Profile::Compact() {
   // The stacks are the largest table, and its room to grow is idle until
   // the program runs new code.
   stacks_.ShrinkToFit();
+  stack_seeds_.shrink_to_fit();
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
@@ -260,7 +263,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
     if (stacks[id] != kNotYet) return;
     frames.clear();
     for (uint32_t loc : stacks_.Get(id)) frames.push_back(location(loc));
-    stacks[id] = next->stacks_.Intern(frames);
+    stacks[id] = next->InternStackIds(frames, stack_seeds_[id]);
   };
   std::vector<Label> labels;
   auto label_set = [&](uint32_t id) {
@@ -272,7 +275,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
       l.num_unit = string(l.num_unit);
       labels.push_back(l);
     }
-    label_sets[id] = next->label_sets_.Intern(labels);
+    label_sets[id] = next->InternLabelSet(labels, label_seeds_[id]);
   };
   for (size_t i = 0; i < key_count(); ++i) {
     stack(key_stack(i));
@@ -321,8 +324,33 @@ Status Profile::InternString(absl::string_view s, const char* what,
                index, field);
 }
 
-Status Profile::InternStack(absl::Span<const LocationView> frames,
-                            const uint64_t* frame_hashes, uint32_t* id) {
+uint32_t Profile::InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed) {
+  ReserveFor(stack_seeds_, 1);  // first: the push below cannot throw
+  const uint32_t id = stacks_.Intern(locations);
+  if (id == stack_seeds_.size()) stack_seeds_.push_back(seed);
+  return id;
+}
+
+uint32_t Profile::InternLabelSet(absl::Span<const Label> labels, uint32_t seed) {
+  ReserveFor(label_seeds_, 1);
+  const uint32_t id = label_sets_.Intern(labels);
+  if (id == label_seeds_.size()) label_seeds_.push_back(seed);
+  return id;
+}
+
+namespace {
+
+// The seed of a stack or label set imported from the dictionary
+// (Profile::stack_seeds_).
+template <typename E>
+uint32_t ContentSeed(absl::Span<const E> seq) {
+  return static_cast<uint32_t>(absl::HashOf(seq));
+}
+
+}  // namespace
+
+Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
+                            uint32_t seed, uint32_t* id) {
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -365,7 +393,7 @@ Status Profile::InternStack(absl::Span<const LocationView> frames,
     frame_cache_.emplace(frame_hashes[i], location);
     scratch_locations_.push_back(location);
   }
-  *id = stacks_.Intern(scratch_locations_);
+  *id = InternStackIds(scratch_locations_, seed);
   return OkStatus();
 }
 
@@ -443,7 +471,7 @@ Status Profile::ValidateInlining(absl::Span<const LocationView> frames) {
   return OkStatus();
 }
 
-Status Profile::InternLabels(absl::Span<const LabelView> labels,
+Status Profile::InternLabels(absl::Span<const LabelView> labels, uint32_t seed,
                              uint32_t* id) {
   static constexpr const char* kWhat = "sample.labels";
   scratch_labels_.clear();
@@ -456,7 +484,7 @@ Status Profile::InternLabels(absl::Span<const LabelView> labels,
         InternString(labels[i].num_unit, kWhat, i, "num_unit", &l.num_unit));
     scratch_labels_.push_back(l);
   }
-  *id = label_sets_.Intern(scratch_labels_);
+  *id = InternLabelSet(scratch_labels_, seed);
   return OkStatus();
 }
 
@@ -498,6 +526,7 @@ size_t Profile::MemoryBytes() const {
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
          VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + KeyBytes() +
+         VectorBytes(stack_seeds_) + VectorBytes(label_seeds_) +
          VectorBytes(timed_) +
          VectorBytes(timed_values_) +
          MapBytes(heap_index_) + VectorBytes(heap_keys_) + VectorBytes(heap_values_);
@@ -540,7 +569,7 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
   const uint64_t packed = Key{stack, labels}.Packed();
-  const uint32_t tag = KeyIndex::Tag(packed);
+  const uint32_t tag = KeyTag(stack, labels);
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     SumInto(row);
   } else {
@@ -577,7 +606,7 @@ uint32_t Profile::InternPseudoStack(absl::string_view name) {
   if (auto it = stack_cache_.find(fp); it != stack_cache_.end()) return it->second;
   uint32_t stack = 0;
   // An ASCII name: interning cannot fail on bad input.
-  const Status interned = InternStack(frames, &hash, &stack);
+  const Status interned = InternStack(frames, &hash, SeedOf(fp), &stack);
   (void)interned;
   stack_cache_.emplace(fp, stack);
   return stack;
@@ -607,6 +636,10 @@ Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
     // 20,000 stacks (the heavy workload) the cache is not in L2.
     stack_cache_.prefetch(frames.fingerprint);
     const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+    // And the key's home slot in the index, from the seeds the two
+    // fingerprints give (KeyTag): its stack's and its label set's, when
+    // both were interned from their content, as on this path.
+    key_index_.Prefetch(SeedsTag(SeedOf(frames.fingerprint), SeedOf(labels_fp)));
     if (auto it = stack_cache_.find(frames.fingerprint); it != stack_cache_.end()) {
       // Invariant: every stack in stack_cache_ was interned from content
       // that passed ValidateInlining and the UTF-8 checks, and the same
@@ -667,7 +700,7 @@ Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
     stack = it->second;
   } else {
     if (Full()) return AddOverflow(frames, sample.labels);
-    const Status interned = InternStack(frames, frame_hashes, &stack);
+    const Status interned = InternStack(frames, frame_hashes, SeedOf(stack_fp), &stack);
     TablesChanged();  // also when it failed half way
     STACKREC_RETURN_IF_ERROR(interned);
     stack_cache_.emplace(stack_fp, stack);
@@ -689,7 +722,7 @@ Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const Location
   } else {
     if (!labels_checked) STACKREC_RETURN_IF_ERROR(ValidateLabels(label_views, timestamp_ns));
     if (Full()) return AddOverflow(frames, label_views);
-    const Status interned = InternLabels(label_views, &labels);
+    const Status interned = InternLabels(label_views, SeedOf(labels_fp), &labels);
     TablesChanged();  // also when it failed half way
     STACKREC_RETURN_IF_ERROR(interned);
     label_cache_.emplace(labels_fp, labels);
@@ -715,7 +748,7 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
   }
   // One lookup: the common case is a key seen before.
   const uint64_t packed = Key{stack, labels}.Packed();
-  const uint32_t tag = KeyIndex::Tag(packed);
+  const uint32_t tag = KeyTag(stack, labels);
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     SumInto(row);
     return OkStatus();
@@ -747,14 +780,15 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
   if (auto it = stack_cache_.find(stack_fp); it != stack_cache_.end()) {
     *stack = it->second;
   } else {
-    STACKREC_RETURN_IF_ERROR(InternStack(frames, scratch_frame_hashes_.data(), stack));
+    STACKREC_RETURN_IF_ERROR(
+        InternStack(frames, scratch_frame_hashes_.data(), SeedOf(stack_fp), stack));
     stack_cache_.emplace(stack_fp, *stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(labels);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
     *label_set = it->second;
   } else {
-    STACKREC_RETURN_IF_ERROR(InternLabels(labels, label_set));
+    STACKREC_RETURN_IF_ERROR(InternLabels(labels, SeedOf(labels_fp), label_set));
     label_cache_.emplace(labels_fp, *label_set);
   }
   return OkStatus();
@@ -825,7 +859,7 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
                        KeyUndo* undo) {
   const uint64_t packed = Key{stack, labels}.Packed();
-  const uint32_t tag = KeyIndex::Tag(packed);
+  const uint32_t tag = KeyTag(stack, labels);
   values_ = values;
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     if (undo != nullptr && row < undo->key_count) {
@@ -845,7 +879,7 @@ void Profile::Undo(const KeyUndo& undo) {
   // The keys added since, newest first, unindexed by their tags.
   for (size_t i = key_count(); i > undo.key_count; --i) {
     const auto row = static_cast<uint32_t>(i - 1);
-    key_index_.Erase(KeyIndex::Tag(RowKey(row)), row);
+    key_index_.Erase(KeyTag(key_stack(row), key_labels(row)), row);
   }
   rows_.Truncate(std::min(key_count(), undo.key_count));
   for (size_t i = 0; i < undo.rows.size(); ++i) {
@@ -1075,7 +1109,8 @@ Status Profile::ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t*
   for (uint32_t location : dict.stack(index)) {
     scratch_locations_.push_back(ImportLocation(dict, location));
   }
-  *packed = stacks_.Intern(scratch_locations_) | (dict.stack_truncated(index) ? kTruncatedBit : 0);
+  *packed = InternStackIds(scratch_locations_, ContentSeed<uint32_t>(scratch_locations_)) |
+            (dict.stack_truncated(index) ? kTruncatedBit : 0);
   ImportedEntry(&imported_stacks_, index, kNotImported) = *packed;
   return OkStatus();
 }
@@ -1090,7 +1125,7 @@ Status Profile::ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint3
     label.num_unit = ImportString(dict, label.num_unit);
     scratch_labels_.push_back(label);
   }
-  *packed = label_sets_.Intern(scratch_labels_) |
+  *packed = InternLabelSet(scratch_labels_, ContentSeed<Label>(scratch_labels_)) |
             (dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0);
   ImportedEntry(&imported_label_sets_, index, kNotImported) = *packed;
   return OkStatus();
@@ -1112,7 +1147,8 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
     EndTruncatedStack(indices.size() - kept, &strings_, &functions_, &locations_,
                       &scratch_locations_);
   }
-  *packed = stacks_.Intern(scratch_locations_) | (truncated ? kTruncatedBit : 0);
+  *packed = InternStackIds(scratch_locations_, SeedOf(fingerprint)) |
+            (truncated ? kTruncatedBit : 0);
   imported_id_stacks_.emplace(fingerprint, *packed);
   return OkStatus();
 }

@@ -11,6 +11,7 @@
 #ifndef STACKREC_SRC_PROFILE_H_
 #define STACKREC_SRC_PROFILE_H_
 
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -474,7 +475,23 @@ class Profile {
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
   void AggregateInto(uint32_t stack, uint32_t labels);
-  // The row of key `packed` (tagged `tag`: KeyIndex::Tag), or KeyIndex::kNone.
+  // The tag of key (stack, labels) in the index: a hash of the stack's and
+  // the label set's seeds (stack_seeds_), not of their ids.
+  uint32_t KeyTag(uint32_t stack, uint32_t labels) const {
+    assert(stack_seeds_.size() == stacks_.size() && label_seeds_.size() == label_sets_.size());
+    return SeedsTag(stack_seeds_[stack], label_seeds_[labels]);
+  }
+  static uint32_t SeedsTag(uint32_t stack_seed, uint32_t labels_seed) {
+    return KeyIndex::Tag(uint64_t{stack_seed} << 32 | labels_seed);
+  }
+  // The seed of a stack or label set interned from content of fingerprint
+  // `fp`, which the string path can compute before it knows the ids.
+  static uint32_t SeedOf(const Fingerprint& fp) { return static_cast<uint32_t>(fp.hi); }
+  // Interns a stack's location ids or a label set; one not interned before
+  // gets `seed`, one interned before keeps its own.
+  uint32_t InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed);
+  uint32_t InternLabelSet(absl::Span<const Label> labels, uint32_t seed);
+  // The row of key `packed` (tagged `tag`: KeyTag), or KeyIndex::kNone.
   uint32_t FindKey(uint64_t packed, uint32_t tag) const {
     return key_index_.Find(packed, tag, [this](uint32_t row) { return RowKey(row); });
   }
@@ -483,10 +500,11 @@ class Profile {
   void InsertKey(uint64_t packed, uint32_t tag);
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
-  // `frame_hashes` are the frames' hashes from FingerprintFrames.
-  Status InternStack(absl::Span<const LocationView> frames,
-                     const uint64_t* frame_hashes, uint32_t* id);
-  Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
+  // `frame_hashes` are the frames' hashes from FingerprintFrames, `seed`
+  // SeedOf the stack's (the labels') fingerprint.
+  Status InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
+                     uint32_t seed, uint32_t* id);
+  Status InternLabels(absl::Span<const LabelView> labels, uint32_t seed, uint32_t* id);
   void InternConstants();
 
   ProfileOptions options_;
@@ -500,6 +518,19 @@ class Profile {
   ValueTable<Location> locations_;
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
+  // Each stack's and label set's seed, its part of its keys' tags (KeyTag).
+  // One interned from a sample's content has SeedOf its fingerprint, so
+  // that the string path finds a key's home slot from the two fingerprints
+  // alone and prefetches it while its lookups find the ids (with 450,000
+  // keys the index is far out of cache). One interned otherwise (imported
+  // from the dictionary) has a hash of its ids: any seed is correct, since
+  // the rows confirm the key, only the prefetch depends on it.
+  // Invariant: stack_seeds_.size() == stacks_.size() and
+  // label_seeds_.size() == label_sets_.size(), kept by InternStackIds and
+  // InternLabelSet, the only places that intern into those tables but for
+  // their Clear (id 0, the empty sequence, seed 0).
+  std::vector<uint32_t> stack_seeds_ = std::vector<uint32_t>(1, 0);
+  std::vector<uint32_t> label_seeds_ = std::vector<uint32_t>(1, 0);
 
   // The aggregated samples, a row each (row_store.h): the key (stack << 32
   // | labels), then its stored_values_ values. Beside its key, a row's
