@@ -439,8 +439,8 @@ class Profile {
   // the sample ends in the storage-full pseudo-sample. Labels not
   // `labels_checked` by the caller are validated here, in full only if
   // the label cache does not know them. `labels_fp` is
-  // FingerprintLabels(labels), which callers compute while a lookup of
-  // theirs is in flight.
+  // FingerprintLabels(labels), from the caller (AddHinted computes it
+  // while the stack cache's slot is on its way).
   Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
                 absl::Span<const LabelView> labels, const Fingerprint& labels_fp,
                 int64_t timestamp_ns, bool labels_checked);
