@@ -625,17 +625,21 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 
 Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
   TablesChanged();  // a string sample may intern anything
-  const Status status = frames == nullptr ? AddSample(sample) : AddHinted(sample, *frames);
+  const Status status = frames == nullptr
+                            ? AddSample(sample, FingerprintLabels(sample.labels))
+                            : AddHinted(sample, *frames);
   if (status.ok()) ++samples_added_;
   return status;
 }
 
 Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
-  if (frames.count <= options_.max_frames) {
-    // The stack's slot is fetched while the labels are hashed: with
-    // 20,000 stacks (the heavy workload) the cache is not in L2.
-    stack_cache_.prefetch(frames.fingerprint);
-    const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+  // A stack cut to max_frames is fingerprinted again once cut (AddSample).
+  const bool whole = frames.count <= options_.max_frames;
+  // The stack's slot is fetched while the labels are hashed: with 20,000
+  // stacks (the heavy workload) the cache is not in L2.
+  if (whole) stack_cache_.prefetch(frames.fingerprint);
+  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+  if (whole) {
     // And the key's home slot in the index, from the seeds the two
     // fingerprints give (KeyTag): its stack's and its label set's, when
     // both were interned from their content, as on this path.
@@ -650,7 +654,7 @@ Status Profile::AddHinted(SampleView sample, const FramesHint& frames) {
     }
   }
   STACKREC_RETURN_IF_ERROR(frames.load(&sample.locations));
-  return AddSample(sample, &frames);
+  return AddSample(sample, labels_fp, &frames);
 }
 
 Status Profile::TakeValues(absl::Span<const int64_t> values) {
@@ -674,7 +678,8 @@ Status Profile::TakeValues(absl::Span<const int64_t> values) {
   return OkStatus();
 }
 
-Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
+Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp,
+                          const FramesHint* hashed) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
@@ -705,8 +710,8 @@ Status Profile::AddSample(const SampleView& sample, const FramesHint* hashed) {
     STACKREC_RETURN_IF_ERROR(interned);
     stack_cache_.emplace(stack_fp, stack);
   }
-  return AddKey(stack, truncated, frames, sample.labels, FingerprintLabels(sample.labels),
-                sample.timestamp_ns, /*labels_checked=*/true);
+  return AddKey(stack, truncated, frames, sample.labels, labels_fp, sample.timestamp_ns,
+                /*labels_checked=*/true);
 }
 
 Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,

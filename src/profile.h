@@ -402,9 +402,11 @@ class Profile {
     int64_t timestamp_ns;
   };
 
-  // Add, but for the count of samples added; `hashed`: the frames'
-  // fingerprint and hashes are known.
-  Status AddSample(const SampleView& sample, const FramesHint* hashed = nullptr);
+  // Add, but for the count of samples added; `labels_fp` is
+  // FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint and
+  // hashes are known.
+  Status AddSample(const SampleView& sample, const Fingerprint& labels_fp,
+                   const FramesHint* hashed = nullptr);
   Status AddHinted(SampleView sample, const FramesHint& frames);
   Status AddIdSample(const IdSampleView& sample, uint32_t generation,
                      WithDictionary with_dictionary);
