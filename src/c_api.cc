@@ -56,7 +56,7 @@ struct stackrec_recorder {
 };
 
 struct stackrec_encoded {
-  std::string bytes;
+  stackrec::TableString bytes;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;

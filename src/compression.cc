@@ -3,6 +3,8 @@
 #include "compression.h"
 
 #include <zlib.h>
+// For ZSTD_createCCtx_advanced: the compressor's memory from table memory.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -21,6 +23,31 @@ constexpr int kBufferBytes = 128 * 1024;
 // The room the compressors get at a time.
 constexpr size_t kOutputStep = 64 * 1024;
 
+// The compressors' state (zstd's window and tables, up to a few MiB; zlib's
+// about 270 KiB) also lives in table memory, so that what a serialization
+// allocates goes back where the next interval's tables grow, not into
+// malloc's heap (table_memory.h). Their free callbacks pass no size: a
+// header before each block keeps it.
+constexpr size_t kCodecHeader = 16;  // keeps the block's alignment
+
+void* CodecAllocate(size_t bytes) noexcept {
+  try {
+    auto* block = static_cast<char*>(table_memory::Allocate(bytes + kCodecHeader));
+    std::memcpy(block, &bytes, sizeof bytes);
+    return block + kCodecHeader;
+  } catch (const std::bad_alloc&) {
+    return nullptr;  // both compressors report it
+  }
+}
+
+void CodecFree(void* p) noexcept {
+  if (p == nullptr) return;
+  char* const block = static_cast<char*>(p) - kCodecHeader;
+  size_t bytes;
+  std::memcpy(&bytes, block, sizeof bytes);
+  table_memory::Deallocate(block, bytes + kCodecHeader);
+}
+
 // Makes `want` bytes of room at the end of *out and returns where they
 // start; the caller trims back to what it wrote. Steps are bounded
 // (kOutputStep, or the compressor's bound for an input known whole),
@@ -29,7 +56,7 @@ constexpr size_t kOutputStep = 64 * 1024;
 // geometrically, so reallocations stay logarithmic. By half, not double:
 // a reallocation holds the old and the new buffer at once, and the output
 // is the largest single allocation of a serialization.
-char* GrowOutput(std::string* out, size_t want) {
+char* GrowOutput(TableString* out, size_t want) {
   const size_t old = out->size();
   if (out->capacity() < old + want) {
     out->reserve(std::max(out->capacity() + out->capacity() / 2, old + want));
@@ -64,7 +91,7 @@ namespace {
 
 class NoneCodec final : public Codec {
  public:
-  explicit NoneCodec(std::string* out) : out_(out) {}
+  explicit NoneCodec(TableString* out) : out_(out) {}
   Status Start(uint64_t whole) override {
     out_->reserve(out_->size() + whole);
     return OkStatus();
@@ -75,13 +102,17 @@ class NoneCodec final : public Codec {
   }
 
  private:
-  std::string* out_;
+  TableString* out_;
 };
 
 class GzipCodec final : public Codec {
  public:
-  GzipCodec(std::string* out, int level) : out_(out), level_(level) {
+  GzipCodec(TableString* out, int level) : out_(out), level_(level) {
     std::memset(&z_, 0, sizeof(z_));
+    z_.zalloc = [](voidpf, uInt items, uInt size) -> voidpf {
+      return CodecAllocate(size_t{items} * size);
+    };
+    z_.zfree = [](voidpf, voidpf p) { CodecFree(p); };
   }
   ~GzipCodec() override {
     if (started_) deflateEnd(&z_);
@@ -125,7 +156,7 @@ class GzipCodec final : public Codec {
   }
 
  private:
-  std::string* out_;
+  TableString* out_;
   const int level_;
   z_stream z_;
   bool started_ = false;
@@ -134,11 +165,13 @@ class GzipCodec final : public Codec {
 
 class ZstdCodec final : public Codec {
  public:
-  ZstdCodec(std::string* out, int level) : out_(out), level_(level) {}
+  ZstdCodec(TableString* out, int level) : out_(out), level_(level) {}
   ~ZstdCodec() override { ZSTD_freeCCtx(cctx_); }
 
   Status Start(uint64_t whole) override {
-    cctx_ = ZSTD_createCCtx();
+    cctx_ = ZSTD_createCCtx_advanced(
+        {[](void*, size_t bytes) { return CodecAllocate(bytes); },
+         [](void*, void* p) { CodecFree(p); }, nullptr});
     // zstd fits its window and tables to the input by itself when the
     // whole input comes in one ZSTD_e_end call, as a known size does.
     if (cctx_ == nullptr ||
@@ -168,7 +201,7 @@ class ZstdCodec final : public Codec {
   }
 
  private:
-  std::string* out_;
+  TableString* out_;
   const int level_;
   ZSTD_CCtx* cctx_ = nullptr;
   size_t step_ = kOutputStep;  // the room the next call gets
@@ -206,7 +239,7 @@ Status ValidateSerializeOptions(const SerializeOptions& options) {
 }
 
 std::unique_ptr<CompressingOutput> CompressingOutput::Create(
-    const SerializeOptions& options, std::string* out) {
+    const SerializeOptions& options, TableString* out) {
   std::unique_ptr<Codec> codec;
   switch (options.compression) {
     case Compression::kNone:

@@ -14,6 +14,7 @@
 
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "status.h"
+#include "table_memory.h"
 
 namespace stackrec {
 
@@ -44,7 +45,7 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
   // The compressor is set up at the first flush, sized to the input when
   // that flush is the last (see Codec::Start).
   static std::unique_ptr<CompressingOutput> Create(const SerializeOptions& options,
-                                                   std::string* out);
+                                                   TableString* out);
   ~CompressingOutput() override;
 
   bool Next(void** data, int* size) override;

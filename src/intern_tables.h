@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
+#include "table_memory.h"
 
 namespace stackrec {
 
@@ -73,8 +74,8 @@ class ValueTable {
   }
 
   void Clear() {
-    std::vector<T>().swap(items_);
-    index_ = absl::flat_hash_set<uint32_t, Hash, Eq>(0, Hash{this}, Eq{this});
+    TableVector<T>().swap(items_);
+    index_ = Index(0, Hash{this}, Eq{this});
     // Id 0 is reserved and never returned by Intern, not even for T{}: an
     // all-zero location is a real location (a frame at address 0 with no
     // function), while "no mapping" and "no function" are decided by the
@@ -99,8 +100,10 @@ class ValueTable {
     bool operator()(const T& a, uint32_t b) const { return a == table->items_[b]; }
   };
 
-  std::vector<T> items_;
-  absl::flat_hash_set<uint32_t, Hash, Eq> index_;
+  // Both in table memory (table_memory.h).
+  using Index = absl::flat_hash_set<uint32_t, Hash, Eq, TableAllocator<uint32_t>>;
+  TableVector<T> items_;
+  Index index_;
 };
 
 template <typename E>
@@ -117,7 +120,7 @@ class SpanTable {
     // Grow everything first: if an allocation throws, nothing has changed.
     ReserveFor(spans_, 1);
     E* const at = Room(seq.size());
-    std::copy(seq.begin(), seq.end(), at);
+    std::uninitialized_copy(seq.begin(), seq.end(), at);
     const auto id = static_cast<uint32_t>(spans_.size());
     spans_.emplace_back(at, seq.size());
     try {
@@ -148,12 +151,12 @@ class SpanTable {
   void ShrinkToFit() { spans_.shrink_to_fit(); }
 
   void Clear() {
-    std::vector<std::unique_ptr<E[]>>().swap(chunks_);
+    std::vector<TableArray<E>>().swap(chunks_);
     chunk_elements_ = 0;
     chunk_used_ = 0;
     chunk_size_ = 0;
     std::vector<absl::Span<const E>>().swap(spans_);
-    index_ = absl::flat_hash_set<uint32_t, Hash, Eq>(0, Hash{this}, Eq{this});
+    index_ = Index(0, Hash{this}, Eq{this});
     Intern({});  // id 0: the empty sequence
   }
 
@@ -178,7 +181,7 @@ class SpanTable {
           std::max(n, std::min(kMaxChunk, std::max(kFirstChunk, chunk_elements_)));
       ReserveFor(chunks_, 1);
       // `new` may throw (nothing changed yet); the push cannot: room reserved.
-      chunks_.push_back(std::unique_ptr<E[]>(new E[size]));
+      chunks_.push_back(MakeTableArray<E>(size));
       chunk_elements_ += size;
       chunk_size_ = size;
       chunk_used_ = 0;
@@ -209,12 +212,15 @@ class SpanTable {
     }
   };
 
-  std::vector<std::unique_ptr<E[]>> chunks_;
+  // The chunks and the index in table memory (table_memory.h); the
+  // sequences' views, pointers, in operator new's.
+  using Index = absl::flat_hash_set<uint32_t, Hash, Eq, TableAllocator<uint32_t>>;
+  std::vector<TableArray<E>> chunks_;
   size_t chunk_elements_ = 0;  // in all chunks
   size_t chunk_size_ = 0;      // of the last chunk,
   size_t chunk_used_ = 0;      // of which used
   std::vector<absl::Span<const E>> spans_;  // sequence i
-  absl::flat_hash_set<uint32_t, Hash, Eq> index_;
+  Index index_;
 };
 
 }  // namespace stackrec

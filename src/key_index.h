@@ -22,9 +22,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
-#include <vector>
-
 #include "fingerprint.h"
+#include "table_memory.h"
 
 namespace stackrec {
 
@@ -106,7 +105,7 @@ class KeyIndex {
     slots[i] = slot;
   }
   void Rehash(size_t capacity) {
-    std::vector<uint64_t> grown(capacity, 0);  // may throw: nothing changed yet
+    TableVector<uint64_t> grown(capacity, 0);  // may throw: nothing changed yet
     for (uint64_t slot : slots_) {
       if (slot != 0) Place(grown.data(), capacity - 1, slot);
     }
@@ -114,7 +113,7 @@ class KeyIndex {
     mask_ = capacity - 1;
   }
 
-  std::vector<uint64_t> slots_;  // a power of two of them, or none
+  TableVector<uint64_t> slots_;  // a power of two of them, or none (table_memory.h)
   size_t mask_ = 0;
   size_t size_ = 0;
 };

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "table_memory.h"
 
 namespace stackrec {
 namespace {
@@ -98,13 +99,13 @@ class Remap {
     return true;
   }
   uint32_t operator[](uint32_t id) const { return out_[id]; }
-  const std::vector<uint32_t>& order() const { return order_; }
+  const TableVector<uint32_t>& order() const { return order_; }
   // Output id by id, for loops whose byte stores would otherwise make the
   // compiler reload the vector's data pointer at every element.
   const uint32_t* data() const { return out_.data(); }
   // Renumbers the marked ids by descending weight[id] (ties keep their
   // order), so that the most used get the shortest varints.
-  void SortByWeight(const std::vector<uint64_t>& weight) {
+  void SortByWeight(const TableVector<uint64_t>& weight) {
     std::stable_sort(order_.begin(), order_.end(),
                      [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
     for (size_t i = 0; i < order_.size(); ++i) out_[order_[i]] = static_cast<uint32_t>(i + 1);
@@ -112,8 +113,8 @@ class Remap {
   size_t capacity() const { return out_.size(); }
 
  private:
-  std::vector<uint32_t> out_;
-  std::vector<uint32_t> order_;
+  TableVector<uint32_t> out_;
+  TableVector<uint32_t> order_;
 };
 
 class Encoder {
@@ -195,13 +196,13 @@ class Encoder {
   const SampleSelection* selection_;
   Remap strings_, mappings_, functions_, locations_;
   // Per stack: bytes of its packed location ids (kUnsized: not marked).
-  std::vector<size_t> stack_bytes_;
+  TableVector<size_t> stack_bytes_;
   // Per marked stack: where its bytes start in stack_ids_.
-  std::vector<size_t> stack_start_;
-  std::vector<uint8_t> stack_ids_;
+  TableVector<size_t> stack_start_;
+  TableVector<uint8_t> stack_ids_;
   // Per stack: how many samples written use it; and the stacks marked.
-  std::vector<uint64_t> stack_uses_;
-  std::vector<uint32_t> marked_stacks_;
+  TableVector<uint64_t> stack_uses_;
+  TableVector<uint32_t> marked_stacks_;
   // The aggregated keys to write, in writing order, with their label sets:
   // the writing reads them in order rather than the profile's keys at
   // random. Run r has stack stack_runs_[r].stack and ends before keys_
@@ -212,8 +213,8 @@ class Encoder {
   struct StackRun {
     uint32_t stack, end;
   };
-  std::vector<KeyRef> keys_;
-  std::vector<StackRun> stack_runs_;
+  TableVector<KeyRef> keys_;
+  TableVector<StackRun> stack_runs_;
   // Inline runs: the members of group g, whose id in locations_ is
   // p_.locations().size() + g, and the group of each run seen.
   std::vector<std::vector<uint32_t>> groups_;
@@ -222,10 +223,10 @@ class Encoder {
   absl::flat_hash_map<uint32_t, std::vector<uint32_t>> grouped_stacks_;
   // Per label set: bytes of its Label fields inside a Sample, once marked,
   // including the "trace endpoint" label it gains.
-  std::vector<size_t> label_bytes_;
-  std::vector<StringId> label_endpoint_;
+  TableVector<size_t> label_bytes_;
+  TableVector<StringId> label_endpoint_;
   // Per label set: bit r set when upscaling rule r matches it by label.
-  std::vector<uint64_t> label_rules_;
+  TableVector<uint64_t> label_rules_;
   std::vector<uint8_t> mapping_flags_;
   // Upscaling: the rules matching every sample, each rule's label as string
   // ids (key 0: matches no label set here), declared value offset -> stored
@@ -303,7 +304,7 @@ void Encoder::MarkStack(uint32_t stack) {
 }
 
 void Encoder::NumberLocations() {
-  std::vector<uint64_t> weight(locations_.capacity(), 0);
+  TableVector<uint64_t> weight(locations_.capacity(), 0);
   for (uint32_t stack : marked_stacks_) {
     for (uint32_t id : OutputFrames(stack)) weight[id] += stack_uses_[stack];
   }
@@ -342,8 +343,8 @@ void Encoder::ForEachKey(F&& f) const {
 void Encoder::OrderKeys() {
   // A counting sort by stack: the number of keys of each stack, then each
   // stack's first slot in keys_, then the keys.
-  std::vector<uint32_t> slot(p_.stacks().size(), 0);
-  std::vector<uint32_t> stacks;
+  TableVector<uint32_t> slot(p_.stacks().size(), 0);
+  TableVector<uint32_t> stacks;
   size_t n = 0;
   ForEachKey([&](uint32_t key) {
     if (slot[p_.key_stack(key)]++ == 0) stacks.push_back(p_.key_stack(key));
@@ -530,7 +531,7 @@ void Encoder::Count(EncodeStats* stats) const {
   stats->functions_written = functions_.order().size();
   stats->mappings_written = mappings_.order().size();
   stats->strings_written = strings_.order().size() + 1;
-  auto marked = [](const std::vector<size_t>& bytes) {
+  auto marked = [](const TableVector<size_t>& bytes) {
     return static_cast<uint64_t>(
         std::count_if(bytes.begin(), bytes.end(), [](size_t b) { return b != kUnsized; }));
   };
@@ -737,7 +738,7 @@ void Encoder::Write(CodedOutputStream* out) const {
 }  // namespace
 
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out, EncodeStats* stats,
+                   int64_t end_ns, TableString* out, EncodeStats* stats,
                    const SampleSelection* selection) {
   Encoder encoder(profile, end_ns, selection);
   encoder.MarkAll();
@@ -754,7 +755,7 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
 }
 
 Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, std::string* out, EncodeStats* stats) {
+                              int64_t end_ns, TableString* out, EncodeStats* stats) {
   const size_t limit = profile.options().max_output_bytes;
   *stats = EncodeStats();
   const size_t start = out->size();
@@ -810,7 +811,7 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
 }
 
 Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, std::string* out, SerializationStats* stats,
+                        int64_t end_ns, TableString* out, SerializationStats* stats,
                         OutputSizes* sizes) {
   if (sizes != nullptr) {
     out->reserve(

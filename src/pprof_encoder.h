@@ -54,7 +54,7 @@ struct EncodeStats {
 // nullptr writes every sample. *stats (all but samples_left_out) describes
 // what was written.
 Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, std::string* out, EncodeStats* stats,
+                   int64_t end_ns, TableString* out, EncodeStats* stats,
                    const SampleSelection* selection = nullptr);
 
 // EncodePprof, but never more than profile.options().max_output_bytes: if
@@ -63,7 +63,7 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
 // "[stackrec: output limit]"; stats->samples_left_out counts the samples
 // summed. Fails with kLimitExceeded if not even the pseudo-sample alone fits.
 Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, std::string* out, EncodeStats* stats);
+                              int64_t end_ns, TableString* out, EncodeStats* stats);
 
 // One serialization of a profile, as stackrec_encoded_stats reports it.
 struct SerializationStats {
@@ -98,7 +98,7 @@ class OutputSizes {
 // *out is first given the capacity sizes->Expected() (at most the
 // profile's max_output_bytes), and a successful output's size is recorded.
 Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, std::string* out, SerializationStats* stats,
+                        int64_t end_ns, TableString* out, SerializationStats* stats,
                         OutputSizes* sizes = nullptr);
 
 }  // namespace stackrec

@@ -166,8 +166,8 @@ void Profile::Reset(int64_t start_ns) {
   locations_.Clear();
   stacks_.Clear();
   label_sets_.Clear();
-  std::vector<uint32_t>(1, 0).swap(stack_seeds_);
-  std::vector<uint32_t>(1, 0).swap(label_seeds_);
+  TableVector<uint32_t>(1, 0).swap(stack_seeds_);
+  TableVector<uint32_t>(1, 0).swap(label_seeds_);
   key_index_.Clear();
   stack_cache_ = {};
   label_cache_ = {};
@@ -293,8 +293,8 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   }
   // Imports from the dictionary stay valid for what was carried over.
   next->dict_generation_ = dict_generation_;
-  auto carry = [](const std::vector<uint32_t>& from, const std::vector<uint32_t>& remap,
-                  uint32_t flags, std::vector<uint32_t>* to) {
+  auto carry = [](const TableVector<uint32_t>& from, const std::vector<uint32_t>& remap,
+                  uint32_t flags, TableVector<uint32_t>* to) {
     to->assign(from.size(), kNotImported);
     for (size_t i = 0; i < from.size(); ++i) {
       if (from[i] == kNotImported) continue;
@@ -929,7 +929,7 @@ void Profile::ClearHeapDeltas() {
 
 // ---- Pre-interned ids ---------------------------------------------------
 
-inline uint32_t Profile::Imported(const std::vector<uint32_t>& imports, uint32_t id) const {
+inline uint32_t Profile::Imported(const TableVector<uint32_t>& imports, uint32_t id) const {
   const uint32_t index = id & Dictionary::kIndexMask;
   return id >> Dictionary::kIndexBits == dict_generation_ && index < imports.size()
              ? imports[index]
@@ -1053,7 +1053,7 @@ void Profile::SyncDictionary(uint32_t generation) {
   dict_generation_ = generation;
   for (auto* v : {&imported_strings_, &imported_mappings_, &imported_functions_,
                   &imported_locations_, &imported_stacks_, &imported_label_sets_}) {
-    std::vector<uint32_t>().swap(*v);
+    TableVector<uint32_t>().swap(*v);
   }
   imported_id_stacks_ = {};
 }
@@ -1061,7 +1061,7 @@ void Profile::SyncDictionary(uint32_t generation) {
 namespace {
 
 // imported[index], growing the vector with kNotImported as needed.
-uint32_t& ImportedEntry(std::vector<uint32_t>* imported, uint32_t index, uint32_t none) {
+uint32_t& ImportedEntry(TableVector<uint32_t>* imported, uint32_t index, uint32_t none) {
   if (index >= imported->size()) imported->resize(size_t{index} + 1, none);
   return (*imported)[index];
 }

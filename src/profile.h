@@ -13,6 +13,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -31,6 +32,7 @@
 #include "sample_view.h"
 #include "status.h"
 #include "string_table.h"
+#include "table_memory.h"
 #include "upscaling.h"
 
 namespace stackrec {
@@ -192,6 +194,11 @@ struct FramesHint {
   size_t count;
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
 };
+
+// A hash map in table memory (table_memory.h), for the profile's caches.
+template <typename K, typename V>
+using TableMap = absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
+                                     TableAllocator<std::pair<const K, V>>>;
 
 class Dictionary;
 
@@ -413,7 +420,7 @@ class Profile {
   // What `imports` (imported_stacks_ or imported_label_sets_) holds for
   // dictionary id `id`: this profile's id, or kNotImported if not yet or if
   // `id` is not of the current generation.
-  uint32_t Imported(const std::vector<uint32_t>& imports, uint32_t id) const;
+  uint32_t Imported(const TableVector<uint32_t>& imports, uint32_t id) const;
   // Forgets what was imported from a dictionary generation other than
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);
@@ -531,8 +538,8 @@ class Profile {
   // label_seeds_.size() == label_sets_.size(), kept by InternStackIds and
   // InternLabelSet, the only places that intern into those tables but for
   // their Clear (id 0, the empty sequence, seed 0).
-  std::vector<uint32_t> stack_seeds_ = std::vector<uint32_t>(1, 0);
-  std::vector<uint32_t> label_seeds_ = std::vector<uint32_t>(1, 0);
+  TableVector<uint32_t> stack_seeds_ = TableVector<uint32_t>(1, 0);
+  TableVector<uint32_t> label_seeds_ = TableVector<uint32_t>(1, 0);
 
   // The aggregated samples, a row each (row_store.h): the key (stack << 32
   // | labels), then its stored_values_ values. Beside its key, a row's
@@ -555,11 +562,11 @@ class Profile {
 
   // Fingerprint of a sample's frames (labels) -> its stack (label set) id:
   // the fast path of Add for input seen before (see fingerprint.h).
-  absl::flat_hash_map<Fingerprint, uint32_t> stack_cache_;
-  absl::flat_hash_map<Fingerprint, uint32_t> label_cache_;
+  TableMap<Fingerprint, uint32_t> stack_cache_;
+  TableMap<Fingerprint, uint32_t> label_cache_;
   // A frame's 64-bit hash -> its location id: the fast path for the known
   // frames of a new stack.
-  absl::flat_hash_map<uint64_t, uint32_t> frame_cache_;
+  TableMap<uint64_t, uint32_t> frame_cache_;
 
   // What was imported from dictionary generation dict_generation_: a
   // dictionary index -> this profile's id, kNotImported if not yet (stack
@@ -569,9 +576,9 @@ class Profile {
   static constexpr uint32_t kTruncatedBit = uint32_t{1} << 31;
   static constexpr uint32_t kEndTimestampBit = uint32_t{1} << 31;
   uint32_t dict_generation_ = kNotImported;
-  std::vector<uint32_t> imported_strings_, imported_mappings_, imported_functions_,
+  TableVector<uint32_t> imported_strings_, imported_mappings_, imported_functions_,
       imported_locations_, imported_stacks_, imported_label_sets_;
-  absl::flat_hash_map<Fingerprint, uint32_t> imported_id_stacks_;
+  TableMap<Fingerprint, uint32_t> imported_id_stacks_;
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
   std::pair<StringId, StringId> period_type_ids_;

@@ -46,7 +46,7 @@ struct RecorderStats {
 };
 
 struct EncodedProfile {
-  std::string bytes;
+  TableString bytes;
   int64_t start_ns = 0, end_ns = 0;
   // The profile's endpoint hit counts, by endpoint name.
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "intern_tables.h"  // ReserveFor
+#include "table_memory.h"
 
 namespace stackrec {
 
@@ -49,7 +50,7 @@ class RowStore {
   void Truncate(size_t n) { size_ = n; }
   // No rows, storage freed.
   void Clear() {
-    std::vector<std::unique_ptr<int64_t[]>>().swap(blocks_);
+    std::vector<TableArray<int64_t>>().swap(blocks_);
     size_ = 0;
   }
   size_t MemoryBytes() const {
@@ -60,14 +61,14 @@ class RowStore {
  private:
   void AddBlock() {
     // Uninitialized: every word is written by the row's owner on Append.
-    std::unique_ptr<int64_t[]> block(new int64_t[kBlockRows * words_]);
+    TableArray<int64_t> block = MakeTableArray<int64_t>(kBlockRows * words_);
     ReserveFor(blocks_, 1);
     blocks_.push_back(std::move(block));  // cannot throw: room reserved
   }
 
   size_t words_;
   size_t size_ = 0;
-  std::vector<std::unique_ptr<int64_t[]>> blocks_;
+  std::vector<TableArray<int64_t>> blocks_;  // in table memory (table_memory.h)
 };
 
 }  // namespace stackrec

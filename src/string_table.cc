@@ -36,8 +36,7 @@ absl::string_view StringTable::Copy(absl::string_view s) {
   if (s.size() > chunk_left_) {
     const size_t grown = std::min(kMaxChunkBytes, std::max(kFirstChunkBytes, arena_bytes_));
     const size_t size = std::max(grown, s.size());
-    // Not make_unique<char[]>: it would zero bytes that memcpy overwrites.
-    chunks_.push_back(std::unique_ptr<char[]>(new char[size]));
+    chunks_.push_back(MakeTableArray<char>(size));  // uninitialized: memcpy fills it
     arena_bytes_ += size;
     chunk_pos_ = chunks_.back().get();
     chunk_left_ = size;

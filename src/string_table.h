@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
+#include "table_memory.h"
 
 namespace stackrec {
 
@@ -49,7 +50,9 @@ class StringTable {
  private:
   absl::string_view Copy(absl::string_view s);
 
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  // The bytes and the index in table memory (table_memory.h); the views,
+  // pointers, in operator new's.
+  std::vector<TableArray<char>> chunks_;
   size_t arena_bytes_ = 0;
   char* chunk_pos_ = nullptr;
   size_t chunk_left_ = 0;
@@ -70,7 +73,7 @@ class StringTable {
   };
 
   std::vector<absl::string_view> strings_;
-  absl::flat_hash_set<StringId, Hash, Eq> index_;
+  absl::flat_hash_set<StringId, Hash, Eq, TableAllocator<StringId>> index_;
 };
 
 }  // namespace stackrec

@@ -35,7 +35,7 @@ std::string Payload(size_t size) {
 // Writes `payload` through a CompressingOutput in the pieces Next() offers;
 // *largest_offer is the largest piece, the staging buffer's size.
 std::string Compress(Compression c, const std::string& payload, int* largest_offer = nullptr) {
-  std::string out;
+  stackrec::TableString out;
   const auto sink = CompressingOutput::Create(SerializeOptions{c, 0}, &out);
   size_t at = 0;
   while (at < payload.size()) {
@@ -50,7 +50,7 @@ std::string Compress(Compression c, const std::string& payload, int* largest_off
   }
   CHECK(sink->ByteCount() == static_cast<int64_t>(payload.size()));
   REQUIRE(sink->Finish().ok());
-  return out;
+  return std::string(out.data(), out.size());
 }
 
 }  // namespace

@@ -413,7 +413,7 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
   }
   stackrec::OutputSizes sizes;
   stackrec::SerializationStats stats;
-  std::string gzip, zstd, none;
+  stackrec::TableString gzip, zstd, none;
   const stackrec::SerializeOptions gzip_options{stackrec::Compression::kGzip, 0};
   REQUIRE(stackrec::SerializeProfile(profile, gzip_options, 1, &gzip, &stats, &sizes).ok());
   const size_t first = gzip.size();
@@ -434,7 +434,7 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
   capped.max_output_bytes = size_t{1} << 20;
   stackrec::Profile small(capped, 0);
   sizes.Record(stackrec::Compression::kGzip, size_t{1} << 30);
-  std::string out;
+  stackrec::TableString out;
   REQUIRE(stackrec::SerializeProfile(small, gzip_options, 1, &out, &stats, &sizes).ok());
   CHECK(out.capacity() >= capped.max_output_bytes);
   CHECK(out.capacity() < 2 * capped.max_output_bytes);

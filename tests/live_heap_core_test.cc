@@ -57,7 +57,7 @@ std::map<std::string, std::vector<int64_t>> Serialize(stackrec::Recorder& r) {
   const stackrec::Status st = r.Serialize({}, &Clock, &out);
   INFO(stackrec::LastErrorMessage());
   REQUIRE(st.ok());
-  const Profile p = Decode(out.bytes);
+  const Profile p = Decode(reinterpret_cast<const uint8_t*>(out.bytes.data()), out.bytes.size());
   CheckInvariants(p);
   std::map<std::string, std::vector<int64_t>> totals;
   for (const auto& s : p.sample()) {

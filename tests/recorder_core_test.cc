@@ -17,6 +17,11 @@ using namespace stackrec_test;
 
 namespace {
 
+// An encoded profile's bytes, for the decoder.
+std::string Bytes(const stackrec::EncodedProfile& encoded) {
+  return std::string(encoded.bytes.data(), encoded.bytes.size());
+}
+
 // A clock for stackrec::Recorder::Serialize that stops inside the
 // serialization until released, so a test can call Serialize meanwhile.
 std::atomic<bool> clock_entered{false};
@@ -63,7 +68,7 @@ TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the firs
   REQUIRE(first_status.ok());
   CHECK(first.start_ns == 500);
   CHECK(first.end_ns == 1000);
-  const Profile out = Decode(first.bytes);
+  const Profile out = Decode(Bytes(first));
   REQUIRE(out.sample_size() == 1);
   CHECK(out.sample(0).value(0) == 1);
   // Afterwards serialization works again, starting at the first one's end.
@@ -71,7 +76,7 @@ TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the firs
   REQUIRE(recorder.Serialize({}, &FixedClock, &third).ok());
   CHECK(third.start_ns == 1000);
   CHECK(third.end_ns == 2000);
-  CHECK(Decode(third.bytes).sample_size() == 0);
+  CHECK(Decode(Bytes(third)).sample_size() == 0);
 }
 
 
@@ -103,7 +108,7 @@ TEST_CASE("slots keep their tables while they are in use and shed what stops bei
     }
     stackrec::EncodedProfile out;
     REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
-    const perftools::profiles::Profile decoded = stackrec_test::Decode(out.bytes);
+    const perftools::profiles::Profile decoded = stackrec_test::Decode(Bytes(out));
     REQUIRE(decoded.sample_size() == 500);
     if (flip == 10) at_flip_10 = recorder.SlotMemoryBytes();
     if (flip > 10) most = std::max(most, recorder.SlotMemoryBytes());
