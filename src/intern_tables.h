@@ -180,7 +180,8 @@ class SpanTable {
       const size_t size =
           std::max(n, std::min(kMaxChunk, std::max(kFirstChunk, chunk_elements_)));
       ReserveFor(chunks_, 1);
-      // `new` may throw (nothing changed yet); the push cannot: room reserved.
+      // The allocation may throw (nothing changed yet); the push cannot:
+      // room reserved.
       chunks_.push_back(MakeTableArray<E>(size));
       chunk_elements_ += size;
       chunk_size_ = size;
@@ -213,7 +214,7 @@ class SpanTable {
   };
 
   // The chunks and the index in table memory (table_memory.h); the
-  // sequences' views, pointers, in operator new's.
+  // sequences' views, which are pointers, in operator new's memory.
   using Index = absl::flat_hash_set<uint32_t, Hash, Eq, TableAllocator<uint32_t>>;
   std::vector<TableArray<E>> chunks_;
   size_t chunk_elements_ = 0;  // in all chunks

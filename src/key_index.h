@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+
 #include "fingerprint.h"
 #include "table_memory.h"
 

@@ -51,7 +51,7 @@ class StringTable {
   absl::string_view Copy(absl::string_view s);
 
   // The bytes and the index in table memory (table_memory.h); the views,
-  // pointers, in operator new's.
+  // which are pointers, in operator new's memory.
   std::vector<TableArray<char>> chunks_;
   size_t arena_bytes_ = 0;
   char* chunk_pos_ = nullptr;
