@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The caps: max_frames and max_memory_bytes.
+// The caps: max_frames and max_memory_bytes, and the process's memory
+// running out.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "catch2/catch.hpp"
 #include "test_support.h"
@@ -212,3 +221,117 @@ TEST_CASE("recorder stats count the samples left out of an output at its cap") {
   CHECK(s.samples_left_out_of_output == 1000 - static_cast<uint64_t>(out.sample_size() - 1));
   CHECK(Total(out, 1) == 1000);
 }
+
+// The process's own memory running out (not the max_memory_bytes cap):
+// in a forked child whose address space is capped a few MiB above what it
+// uses, samples of ever new stacks are added until one fails. It must fail
+// with STACKREC_OUT_OF_MEMORY (the table memory's mmap or malloc refused,
+// never a crash), and what was added before must still serialize, whole,
+// once memory is back. Not under the sanitizers, whose shadow memory does
+// not fit in a capped address space.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STACKREC_SANITIZED_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define STACKREC_SANITIZED_BUILD 1
+#endif
+#endif
+#ifndef STACKREC_SANITIZED_BUILD
+namespace {
+
+size_t VmSizeBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+// What the child reports through its pipe, then the serialized profile.
+struct OutOfMemoryReport {
+  int failed_status;  // of the add that failed
+  int64_t added;      // samples added before it
+  int serialized;     // status of the serialization after the cap is lifted
+  char message[160];
+  uint64_t bytes;
+};
+
+}  // namespace
+
+TEST_CASE("an add that runs out of process memory fails with STACKREC_OUT_OF_MEMORY and "
+          "keeps what was added") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    OutOfMemoryReport report{};
+    Options o(1);
+    stackrec_profile* p = nullptr;
+    if (stackrec_profile_new(&o.opts, &p) != STACKREC_OK) _exit(2);
+    // Built before the cap: the strings of 4,096 distinct 64-frame stacks.
+    std::vector<std::string> names;
+    for (int i = 0; i < 4096 * 64; ++i) names.push_back("function_" + std::to_string(i));
+    std::vector<stackrec_location> frames(64);
+    int64_t value = 1;
+    stackrec_sample s{};
+    s.values = &value;
+    s.values_len = 1;
+    rlimit cap{};
+    getrlimit(RLIMIT_AS, &cap);
+    const rlim_t hard = cap.rlim_max;
+    cap.rlim_cur = VmSizeBytes() + (size_t{24} << 20);
+    if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(3);
+    stackrec_status status = STACKREC_OK;
+    for (int n = 0; n < 4096 && status == STACKREC_OK; ++n) {
+      for (int f = 0; f < 64; ++f) frames[f].function.name = S(names[n * 64 + f]);
+      s.locations = frames.data();
+      s.locations_len = frames.size();
+      status = stackrec_profile_add(p, &s);
+      if (status == STACKREC_OK) ++report.added;
+    }
+    report.failed_status = status;
+    std::snprintf(report.message, sizeof report.message, "%s", stackrec_last_error());
+    cap.rlim_cur = hard;
+    if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(4);
+    stackrec_encoded* out = nullptr;
+    const stackrec_serialize_options gzip = {STACKREC_COMPRESSION_GZIP, 0};
+    report.serialized = stackrec_profile_serialize(p, &gzip, &out);
+    report.bytes = report.serialized == STACKREC_OK ? stackrec_encoded_size(out) : 0;
+    bool sent = write(fds[1], &report, sizeof report) == static_cast<ssize_t>(sizeof report);
+    if (report.bytes != 0) {
+      sent = sent && write(fds[1], stackrec_encoded_data(out), report.bytes) ==
+                         static_cast<ssize_t>(report.bytes);
+    }
+    _exit(sent ? 0 : 5);
+  }
+  close(fds[1]);
+  OutOfMemoryReport report{};
+  std::string bytes;
+  const bool got = read(fds[0], &report, sizeof report) == static_cast<ssize_t>(sizeof report);
+  if (got) {
+    char buffer[65536];
+    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) bytes.append(buffer, n);
+  }
+  close(fds[0]);
+  int wait_status = 0;
+  REQUIRE(waitpid(pid, &wait_status, 0) == pid);
+  REQUIRE(WIFEXITED(wait_status));
+  REQUIRE(WEXITSTATUS(wait_status) == 0);
+  REQUIRE(got);
+  CHECK(report.failed_status == STACKREC_OUT_OF_MEMORY);
+  CHECK(std::string(report.message) == "out of memory");
+  CHECK(report.added > 0);
+  CHECK(report.added < 4096);
+  REQUIRE(report.serialized == STACKREC_OK);
+  REQUIRE(bytes.size() == report.bytes);
+  const Profile decoded = Decode(bytes);
+  CheckInvariants(decoded);
+  // Every sample added before the failure, and nothing of the failed one.
+  CHECK(decoded.sample_size() == report.added);
+  CHECK(Total(decoded, 0) == report.added);
+}
+#endif
