@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace stackrec {
 namespace {
@@ -31,6 +32,7 @@ constexpr size_t kOutputStep = 64 * 1024;
 constexpr size_t kCodecHeader = 16;  // keeps the block's alignment
 
 void* CodecAllocate(size_t bytes) noexcept {
+  if (bytes > std::numeric_limits<size_t>::max() - kCodecHeader) return nullptr;
   try {
     auto* block = static_cast<char*>(table_memory::Allocate(bytes + kCodecHeader));
     std::memcpy(block, &bytes, sizeof bytes);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -82,6 +83,9 @@ class Chunks {
   }
 
   void* Allocate(size_t bytes) {
+    // Larger than any mapping could be: refused before rounding up, which
+    // would wrap around.
+    if (bytes > std::numeric_limits<size_t>::max() / 2) throw std::bad_alloc();
     const size_t n = RoundUp(bytes, kPageBytes);
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <new>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -142,6 +144,14 @@ TEST_CASE("the whole huge pages of a free range go back to the kernel, and come 
   memory::Deallocate(q, big);
   memory::Deallocate(keep, memory::kMinBytes);
   CHECK(memory::CurrentUsage().mapped_bytes == 0);
+}
+
+TEST_CASE("an allocation no mapping could hold is refused with std::bad_alloc") {
+  CHECK_THROWS_AS(memory::Allocate(std::numeric_limits<size_t>::max() - 100), std::bad_alloc);
+  CHECK_THROWS_AS(memory::Allocate(std::numeric_limits<size_t>::max() / 2 + 1), std::bad_alloc);
+  CHECK(memory::CurrentUsage().mapped_bytes == 0);
+  stackrec::TableAllocator<uint64_t> allocator;
+  CHECK_THROWS_AS(allocator.allocate(std::numeric_limits<size_t>::max() / 4), std::bad_alloc);
 }
 
 TEST_CASE("an allocation larger than a chunk gets a chunk of its own size") {
