@@ -223,8 +223,10 @@ class Chunks {
     }
   }
 
-  // The first free range, by address, with room for `n` bytes (a multiple
-  // of kPageBytes), taken from its start; null if none.
+  // Best fit: the smallest free range with room for `n` bytes (a multiple
+  // of kPageBytes; of equal ones the lowest), taken from its start; null if
+  // none. A linear scan: it runs only when a table grows, over ranges that
+  // coalesce, never on a lookup.
   void* TakeFree(size_t n) {
     auto it = free_.end();
     for (auto at = free_.begin(); at != free_.end(); ++at) {

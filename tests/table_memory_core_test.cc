@@ -4,8 +4,8 @@
 // Table memory (src/table_memory.h): small allocations stay with operator
 // new; larger ones come from 2 MiB-aligned chunks advised huge pages,
 // placed best-fit, reused once freed, coalesced; free huge pages go back to
-// the kernel and an entirely free chunk is unmapped; a forked child can
-// allocate. Each TEST_CASE runs in its own process (catch_discover_tests),
+// the kernel and an entirely free chunk is unmapped; a size no mapping
+// could hold is refused; a forked child can allocate. Each TEST_CASE runs in its own process (catch_discover_tests),
 // so the chunks start empty.
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -14,10 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <new>
-#include <fstream>
 #include <string>
 #include <vector>
 
