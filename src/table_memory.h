@@ -32,10 +32,11 @@
 // process's memory as it would leave malloc's, and faulting a huge page in
 // again is one fault.
 //
-// Invariant: table memory holds no pointer to memory from operator new
-// (leak checkers do not scan mapped memory, so such a pointer would make
-// its target look leaked): ids, hashes, values and bytes, and the
-// compressors' pointers into their own state, which is table memory too.
+// Invariant: what outlives a call holds no pointer from table memory to
+// memory from operator new (leak checkers do not scan mapped memory, so
+// such a pointer would make its target look leaked): the tables hold ids,
+// hashes, values and bytes. Only a compressor's state, which lives within
+// one serialization, points from its large blocks to its small ones.
 //
 // Thread-safe: one mutex, taken when a table grows or is freed, never on a
 // lookup; mapping and unmapping happen outside it. Held across fork(), so
