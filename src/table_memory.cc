@@ -29,22 +29,17 @@ namespace {
 
 // Free ranges are poisoned under AddressSanitizer, so that a table read
 // after its storage was freed is reported as with operator new's memory.
-void Poison(uintptr_t start, size_t bytes) {
 #ifdef STACKREC_ASAN
+void Poison(uintptr_t start, size_t bytes) {
   ASAN_POISON_MEMORY_REGION(reinterpret_cast<void*>(start), bytes);
-#else
-  (void)start;
-  (void)bytes;
-#endif
 }
 void Unpoison(uintptr_t start, size_t bytes) {
-#ifdef STACKREC_ASAN
   ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(start), bytes);
-#else
-  (void)start;
-  (void)bytes;
-#endif
 }
+#else
+void Poison(uintptr_t, size_t) {}
+void Unpoison(uintptr_t, size_t) {}
+#endif
 
 constexpr size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
@@ -69,7 +64,7 @@ uintptr_t MapChunk(size_t bytes) {
 }
 
 class Chunks {
-  using FreeMap = std::map<uintptr_t, size_t>;
+  using RangeMap = std::map<uintptr_t, size_t>;  // start -> bytes
 
  public:
   Chunks() {
@@ -166,7 +161,7 @@ class Chunks {
     const uintptr_t chunk_end = chunk->first + chunk->second;
     // Reuses the neighbours' map nodes: a free allocates a node only for
     // a range with no free neighbour, or when it splits off pages to drop.
-    FreeMap::node_type node;
+    RangeMap::node_type node;
     auto next = free_.lower_bound(start);
     if (next != free_.end() && next->first == start + size && next->first < chunk_end) {
       const auto after = std::next(next);
@@ -210,7 +205,7 @@ class Chunks {
   // Adds a free range, in `*node` if it holds one. Without a node and
   // without memory for one, the range is lost to reuse (and its chunk
   // stays mapped until the process ends).
-  void AddFree(uintptr_t start, size_t size, FreeMap::node_type* node) {
+  void AddFree(uintptr_t start, size_t size, RangeMap::node_type* node) {
     if (!node->empty()) {
       node->key() = start;
       node->mapped() = size;
@@ -251,10 +246,10 @@ class Chunks {
   }
 
   std::mutex mu_;
-  std::map<uintptr_t, size_t> chunks_;  // start -> bytes
-  // Free ranges, start -> bytes: each within one chunk, and not adjacent to
-  // another of the same chunk (coalesced).
-  FreeMap free_;
+  RangeMap chunks_;
+  // Free ranges: each within one chunk, and not adjacent to another of the
+  // same chunk (coalesced).
+  RangeMap free_;
   size_t mapped_ = 0;  // the chunks' bytes
   size_t used_ = 0;    // handed out
 };
