@@ -61,11 +61,26 @@ class KeyIndex {
     }
   }
 
+  // The row of the first entry tagged `tag` on its probe chain, or kNone
+  // if there is none, in which case no key of that tag is indexed. Reads
+  // slots only: the row's key, still to be compared, can be fetched
+  // meanwhile (Profile's pending sum).
+  uint32_t FirstWithTag(uint32_t tag) const {
+    if (slots_.empty()) return kNone;
+    for (size_t i = tag & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return kNone;
+      if (static_cast<uint32_t>(slot >> 32) == tag) return static_cast<uint32_t>(slot) - 1;
+    }
+  }
+
   // Makes room for one more entry, so that the Insert that follows cannot
   // throw; throws std::bad_alloc (the index unchanged) if growing fails.
   void ReserveOne() {
-    if ((size_ + 1) * 8 > slots_.size() * 5) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    if (!HasRoom()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
   }
+  // Whether ReserveOne has nothing to do.
+  bool HasRoom() const { return (size_ + 1) * 8 <= slots_.size() * 5; }
 
   // Adds `row` under `tag`, for a key not in the index; after ReserveOne.
   void Insert(uint32_t tag, uint32_t row) {

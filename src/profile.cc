@@ -129,6 +129,7 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
   rows_ = RowStore(1 + stored_values_);  // the key, then the values
   // Sized once: TakeValues overwrites it in place.
   scratch_values_.resize(stored_values_);
+  pending_values_.resize(stored_values_);
   InternConstants();
 }
 
@@ -168,6 +169,7 @@ void Profile::Reset(int64_t start_ns) {
   label_sets_.Clear();
   TableVector<uint32_t>(1, 0).swap(stack_seeds_);
   TableVector<uint32_t>(1, 0).swap(label_seeds_);
+  DropPending();
   key_index_.Clear();
   stack_cache_ = {};
   label_cache_ = {};
@@ -194,6 +196,7 @@ void Profile::ClearSamples(int64_t start_ns) {
   // and keeping its key index and rows (3 MB at 60,000 keys) would hold
   // that memory twice. Growing them again (measured both ways with the
   // workloads bench's steady-state rows) costs less than that bench's noise.
+  DropPending();
   key_index_.Clear();
   rows_.Clear();
   std::vector<Timed>().swap(timed_);
@@ -568,23 +571,42 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
 }
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
+  Settle();
   const uint64_t packed = Key{stack, labels}.Packed();
   const uint32_t tag = KeyTag(stack, labels);
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
-    SumInto(row);
+    SumInto(row, values_);
   } else {
-    InsertKey(packed, tag);
+    InsertKey(packed, tag, values_);
   }
 }
 
-void Profile::SumInto(uint32_t row) {
+void Profile::SumInto(uint32_t row, const int64_t* values) {
   int64_t* sums = rows_.Row(row) + 1;
   for (size_t i = 0; i < stored_values_; ++i) {
-    sums[i] = SaturatingAdd(sums[i], values_[i]);
+    sums[i] = SaturatingAdd(sums[i], values[i]);
   }
 }
 
-void Profile::InsertKey(uint64_t packed, uint32_t tag) {
+void Profile::SettlePending() {
+  const uint32_t candidate = pending_row_;
+  pending_row_ = KeyIndex::kNone;
+  if (RowKey(candidate) == pending_key_) {
+    SumInto(candidate, pending_values_.data());
+    return;
+  }
+  // Another key of the same 32-bit tag came first on the chain: the key
+  // may be further on, or new. A new key is inserted even at the memory
+  // cap (one key over it, on such a coincidence only); the room it takes
+  // was there when the sum was deferred, so nothing here allocates.
+  if (const uint32_t row = FindKey(pending_key_, pending_tag_); row != KeyIndex::kNone) {
+    SumInto(row, pending_values_.data());
+  } else {
+    InsertKey(pending_key_, pending_tag_, pending_values_.data());
+  }
+}
+
+void Profile::InsertKey(uint64_t packed, uint32_t tag, const int64_t* values) {
   // Both grow first, so that an allocation failure leaves the profile as
   // it was; then nothing below can throw.
   rows_.ReserveOne();
@@ -592,7 +614,7 @@ void Profile::InsertKey(uint64_t packed, uint32_t tag) {
   const auto row_number = static_cast<uint32_t>(rows_.size());
   int64_t* row = rows_.Append();
   row[0] = static_cast<int64_t>(packed);
-  for (size_t i = 0; i < stored_values_; ++i) row[1 + i] = values_[i];
+  for (size_t i = 0; i < stored_values_; ++i) row[1 + i] = values[i];
   key_index_.Insert(tag, row_number);
 }
 
@@ -624,6 +646,9 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 }
 
 Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
+  // First, while nothing else is in flight: the last sample's row was
+  // fetched since it returned.
+  Settle();
   TablesChanged();  // a string sample may intern anything
   const Status status = frames == nullptr
                             ? AddSample(sample, FingerprintLabels(sample.labels))
@@ -751,15 +776,31 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     timed_.push_back(Timed{stack, labels, timestamp_ns});
     return OkStatus();
   }
-  // One lookup: the common case is a key seen before.
   const uint64_t packed = Key{stack, labels}.Packed();
   const uint32_t tag = KeyTag(stack, labels);
-  if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
-    SumInto(row);
-    return OkStatus();
+  // The common case is a key seen before: the first row of its tag is
+  // almost always its own. Its sum is left pending (see Settle) while
+  // settling cannot need memory; otherwise, and for a new key, now.
+  // No entry of its tag: a new key.
+  if (const uint32_t candidate = key_index_.FirstWithTag(tag); candidate != KeyIndex::kNone) {
+    if (rows_.HasRoom() && key_index_.HasRoom()) {
+      // A row may straddle two cache lines.
+      const int64_t* row = rows_.Row(candidate);
+      __builtin_prefetch(row);
+      __builtin_prefetch(row + stored_values_);
+      pending_row_ = candidate;
+      pending_tag_ = tag;
+      pending_key_ = packed;
+      std::copy_n(values_, stored_values_, pending_values_.data());
+      return OkStatus();
+    }
+    if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
+      SumInto(row, values_);
+      return OkStatus();
+    }
   }
   if (Full()) return AddOverflow(frames, label_views);
-  InsertKey(packed, tag);
+  InsertKey(packed, tag, values_);
   return OkStatus();
 }
 
@@ -863,9 +904,9 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
                        KeyUndo* undo) {
+  Settle();
   const uint64_t packed = Key{stack, labels}.Packed();
   const uint32_t tag = KeyTag(stack, labels);
-  values_ = values;
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     if (undo != nullptr && row < undo->key_count) {
       ReserveFor(undo->rows, 1);
@@ -874,13 +915,14 @@ void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
       const int64_t* old = key_values(row);
       undo->saved_values.insert(undo->saved_values.end(), old, old + stored_values_);
     }
-    SumInto(row);
+    SumInto(row, values);
   } else {
-    InsertKey(packed, tag);
+    InsertKey(packed, tag, values);
   }
 }
 
 void Profile::Undo(const KeyUndo& undo) {
+  Settle();
   // The keys added since, newest first, unindexed by their tags.
   for (size_t i = key_count(); i > undo.key_count; --i) {
     const auto row = static_cast<uint32_t>(i - 1);
@@ -938,6 +980,7 @@ inline uint32_t Profile::Imported(const TableVector<uint32_t>& imports, uint32_t
 
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
+  Settle();  // as in Add
   const Status status = AddIdSample(sample, generation, with_dictionary);
   if (status.ok()) ++samples_added_;
   return status;

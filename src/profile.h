@@ -355,10 +355,17 @@ class Profile {
 
   // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
   // and values [key_values(i), key_values(i) + stored_values()).
-  size_t key_count() const { return rows_.size(); }
+  // (Both settle the last sample's sum first: see Settle.)
+  size_t key_count() const {
+    Settle();
+    return rows_.size();
+  }
   uint32_t key_stack(size_t i) const { return static_cast<uint32_t>(RowKey(i) >> 32); }
   uint32_t key_labels(size_t i) const { return static_cast<uint32_t>(RowKey(i)); }
-  const int64_t* key_values(size_t i) const { return rows_.Row(i) + 1; }
+  const int64_t* key_values(size_t i) const {
+    Settle();
+    return rows_.Row(i) + 1;
+  }
 
   // Timestamped samples, one entry each.
   size_t timed_count() const { return timed_.size(); }
@@ -504,9 +511,33 @@ class Profile {
   uint32_t FindKey(uint64_t packed, uint32_t tag) const {
     return key_index_.Find(packed, tag, [this](uint32_t row) { return RowKey(row); });
   }
-  // Adds values_ to key row `row`, or to a new row for `packed`.
-  void SumInto(uint32_t row);
-  void InsertKey(uint64_t packed, uint32_t tag);
+  // Adds `values` (stored_values_ of them) to key row `row`, or makes them
+  // the values of a new row for `packed`.
+  void SumInto(uint32_t row, const int64_t* values);
+  void InsertKey(uint64_t packed, uint32_t tag, const int64_t* values);
+
+  // ---- The pending sum ----------------------------------------------------
+  // A sample of a key already in the index is summed into its row at the
+  // start of the next call, not in its own: its row, most likely not in
+  // cache (the heavy workload's rows are 18 MB), is prefetched when the
+  // sample's call ends and is then read while the caller builds its next
+  // sample. The sample is part of the profile from the moment Add returns:
+  // every reader of the rows, and every call that may change them, settles
+  // the pending sum first.
+  //
+  // Invariant: while a sum is pending, neither rows_ nor key_index_ has
+  // changed since it was deferred, and both have room for one more key, so
+  // settling it cannot fail (see AddKeyWithLabels).
+  //
+  // Const, because the readers are (key_count, key_values): it changes how
+  // the profile is stored, not what it holds. Like every Profile method it
+  // is for one thread at a time, reads included.
+  void Settle() const {
+    if (pending_row_ != KeyIndex::kNone) const_cast<Profile*>(this)->SettlePending();
+  }
+  void SettlePending();
+  // Drops a pending sum, for the calls that clear the rows.
+  void DropPending() { pending_row_ = KeyIndex::kNone; }
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // `frame_hashes` are the frames' hashes from FingerprintFrames, `seed`
@@ -547,6 +578,13 @@ class Profile {
   // copy of the key, only its 32-bit tag (key_index.h).
   RowStore rows_{1};  // of 1 + stored_values_ words, from the constructor on
   KeyIndex key_index_;
+  // The pending sum (Settle): the first row on key pending_key_'s probe
+  // chain with its tag pending_tag_ (kNone: nothing pending), and the
+  // values to add (stored_values_ of them, sized by the constructor).
+  uint32_t pending_row_ = KeyIndex::kNone;
+  uint32_t pending_tag_ = 0;
+  uint64_t pending_key_ = 0;
+  std::vector<int64_t> pending_values_;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
   std::vector<Timed> timed_;

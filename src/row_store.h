@@ -42,8 +42,10 @@ class RowStore {
   // Makes room for one more row, so that the Append that follows cannot
   // throw; throws std::bad_alloc (nothing changed) if allocating fails.
   void ReserveOne() {
-    if ((size_ >> kBlockShift) == blocks_.size()) AddBlock();
+    if (!HasRoom()) AddBlock();
   }
+  // Whether ReserveOne has nothing to do.
+  bool HasRoom() const { return (size_ >> kBlockShift) < blocks_.size(); }
   // The next row, uninitialized; after ReserveOne.
   int64_t* Append() { return Row(size_++); }
   // Keeps the first n rows (n <= size()); their blocks stay for reuse.

@@ -92,6 +92,30 @@ TEST_CASE("KeyIndex tells keys with equal tags apart by their rows", "[key_index
   CHECK(rows.Find(99, 0xabcdef07u) == KeyIndex::kNone);
 }
 
+TEST_CASE("KeyIndex gives the first row of a tag on its chain, and says when it has room",
+          "[key_index]") {
+  Rows rows;
+  CHECK(rows.index.FirstWithTag(7) == KeyIndex::kNone);  // no slots yet
+  CHECK_FALSE(rows.index.HasRoom());
+  // Tags 0x10 and 0x20 share home slot 0 of the first 16 slots; 0x30 too.
+  rows.Add(1000, 0x10);
+  rows.Add(1001, 0x20);
+  rows.Add(1002, 0x10);
+  CHECK(rows.index.FirstWithTag(0x10) == 0);
+  CHECK(rows.index.FirstWithTag(0x20) == 1);
+  CHECK(rows.index.FirstWithTag(0x30) == KeyIndex::kNone);
+  CHECK(rows.index.FirstWithTag(0x11) == KeyIndex::kNone);
+  // 16 slots hold 10 entries at 5/8: room until the 10th, then growth.
+  for (uint64_t key = 2000; rows.keys.size() < 9; ++key) rows.Add(key, static_cast<uint32_t>(key));
+  CHECK(rows.index.HasRoom());
+  rows.Add(3000, 3000);
+  CHECK_FALSE(rows.index.HasRoom());
+  rows.index.ReserveOne();
+  CHECK(rows.index.HasRoom());
+  CHECK(rows.index.FirstWithTag(0x10) == 0);  // the chain's order survives growth
+  CHECK(rows.index.FirstWithTag(0x20) == 1);
+}
+
 TEST_CASE("KeyIndex erases from chains that wrap around the end of the table",
           "[key_index]") {
   // 16 slots; tags whose home is slot 14 or 15, so chains wrap to 0, 1, ...
@@ -146,10 +170,14 @@ TEST_CASE("RowStore keeps each row in place across blocks, through truncation an
   using stackrec::RowStore;
   RowStore rows(3);
   CHECK(rows.MemoryBytes() == 0);
+  CHECK_FALSE(rows.HasRoom());
   std::vector<const int64_t*> where;
   const size_t n = 3 * RowStore::kBlockRows + 7;
   for (size_t i = 0; i < n; ++i) {
+    // Room within a block; none at its end, until ReserveOne adds one.
+    CHECK(rows.HasRoom() == (i % RowStore::kBlockRows != 0));
     rows.ReserveOne();
+    CHECK(rows.HasRoom());
     int64_t* row = rows.Append();
     for (int w = 0; w < 3; ++w) row[w] = static_cast<int64_t>(i * 10 + w);
     where.push_back(row);
