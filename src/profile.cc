@@ -780,8 +780,8 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
   const uint32_t tag = KeyTag(stack, labels);
   // The common case is a key seen before: the first row of its tag is
   // almost always its own. Its sum is left pending (see Settle) while
-  // settling cannot need memory; otherwise, and for a new key, now.
-  // No entry of its tag: a new key.
+  // settling cannot need memory; otherwise it is found and summed now. No
+  // entry of its tag at all: a new key.
   if (const uint32_t candidate = key_index_.FirstWithTag(tag); candidate != KeyIndex::kNone) {
     if (rows_.HasRoom() && key_index_.HasRoom()) {
       // A row may straddle two cache lines.
