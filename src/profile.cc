@@ -570,14 +570,14 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
   return OkStatus();
 }
 
-void Profile::AggregateInto(uint32_t stack, uint32_t labels) {
+void Profile::AggregateInto(uint32_t stack, uint32_t labels, const int64_t* values) {
   Settle();
   const uint64_t packed = Key{stack, labels}.Packed();
   const uint32_t tag = KeyTag(stack, labels);
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
-    SumInto(row, values_);
+    SumInto(row, values);
   } else {
-    InsertKey(packed, tag, values_);
+    InsertKey(packed, tag, values);
   }
 }
 
@@ -591,7 +591,7 @@ void Profile::SumInto(uint32_t row, const int64_t* values) {
 void Profile::SettlePending() {
   const uint32_t candidate = pending_row_;
   pending_row_ = KeyIndex::kNone;
-  if (RowKey(candidate) == pending_key_) {
+  if (RowKey(candidate) == pending_key_.Packed()) {
     SumInto(candidate, pending_values_.data());
     return;
   }
@@ -599,11 +599,7 @@ void Profile::SettlePending() {
   // may be further on, or new. A new key is inserted even at the memory
   // cap (one key over it, on such a coincidence only); the room it takes
   // was there when the sum was deferred, so nothing here allocates.
-  if (const uint32_t row = FindKey(pending_key_, pending_tag_); row != KeyIndex::kNone) {
-    SumInto(row, pending_values_.data());
-  } else {
-    InsertKey(pending_key_, pending_tag_, pending_values_.data());
-  }
+  AggregateInto(pending_key_.stack, pending_key_.labels, pending_values_.data());
 }
 
 void Profile::InsertKey(uint64_t packed, uint32_t tag, const int64_t* values) {
@@ -640,7 +636,7 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   STACKREC_RETURN_IF_ERROR(ValidateStrings(frames, labels));
   // One pseudo-stack, no labels: a single key however much is refused, so
   // the totals stay right and the profile stops growing (but for this key).
-  AggregateInto(InternPseudoStack(kStorageFullFrame), 0);
+  AggregateInto(InternPseudoStack(kStorageFullFrame), 0, values_);
   ++samples_over_memory_;
   return OkStatus();
 }
@@ -789,8 +785,7 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
       __builtin_prefetch(row);
       __builtin_prefetch(row + stored_values_);
       pending_row_ = candidate;
-      pending_tag_ = tag;
-      pending_key_ = packed;
+      pending_key_ = Key{stack, labels};
       std::copy_n(values_, stored_values_, pending_values_.data());
       return OkStatus();
     }

@@ -490,7 +490,9 @@ class Profile {
   // Adds `values` to the storage-full pseudo-sample.
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
-  void AggregateInto(uint32_t stack, uint32_t labels);
+  // Adds `values` (stored_values_ of them) to key (stack, labels), a new
+  // key if need be.
+  void AggregateInto(uint32_t stack, uint32_t labels, const int64_t* values);
   // The tag of key (stack, labels) in the index: a hash of the stack's and
   // the label set's seeds (stack_seeds_), not of their ids.
   uint32_t KeyTag(uint32_t stack, uint32_t labels) const {
@@ -578,12 +580,11 @@ class Profile {
   // copy of the key, only its 32-bit tag (key_index.h).
   RowStore rows_{1};  // of 1 + stored_values_ words, from the constructor on
   KeyIndex key_index_;
-  // The pending sum (Settle): the first row on key pending_key_'s probe
-  // chain with its tag pending_tag_ (kNone: nothing pending), and the
-  // values to add (stored_values_ of them, sized by the constructor).
+  // The pending sum (Settle): the first row with key pending_key_'s tag
+  // on its probe chain (kNone: nothing pending), and the values to add
+  // (stored_values_ of them, sized by the constructor).
   uint32_t pending_row_ = KeyIndex::kNone;
-  uint32_t pending_tag_ = 0;
-  uint64_t pending_key_ = 0;
+  Key pending_key_{0, 0};
   std::vector<int64_t> pending_values_;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
