@@ -350,13 +350,25 @@ uint32_t ContentSeed(absl::Span<const E> seq) {
   return static_cast<uint32_t>(absl::HashOf(seq));
 }
 
+// How many frames ahead of the one looked up InternStack prefetches the
+// frame cache's slot. A new stack's frames are mostly known ones (stacks
+// share their root side), and with typical's 29,706 locations each lookup
+// missed the cache: 77% of InternStack's own samples under perf sat on the
+// slot's load. Every frame's hash is known before the loop, so the misses
+// can overlap. BM_Add/typical/profile, pinned, two rounds: 675 / 675 ns
+// without, 652 / 637 at 4 frames ahead, 632 / 636 at 8, 638 / 655 at 16.
+constexpr size_t kCacheAhead = 8;
+
 }  // namespace
 
 Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
                             uint32_t seed, uint32_t* id) {
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
-  for (size_t i = 0; i < frames.size(); ++i) {
+  const size_t n = frames.size();
+  for (size_t i = 0; i < kCacheAhead && i < n; ++i) frame_cache_.prefetch(frame_hashes[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kCacheAhead < n) frame_cache_.prefetch(frame_hashes[i + kCacheAhead]);
     if (auto it = frame_cache_.find(frame_hashes[i]); it != frame_cache_.end()) {
       scratch_locations_.push_back(it->second);
       continue;
