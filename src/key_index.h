@@ -79,8 +79,9 @@ class KeyIndex {
   void ReserveOne() {
     if (!HasRoom()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
   }
-  // Whether ReserveOne has nothing to do.
-  bool HasRoom() const { return (size_ + 1) * 8 <= slots_.size() * 5; }
+  // Whether `n` more entries fit without growing: ReserveOne has nothing
+  // to do for them.
+  bool HasRoom(size_t n = 1) const { return (size_ + n) * 8 <= slots_.size() * 5; }
 
   // Adds `row` under `tag`, for a key not in the index; after ReserveOne.
   void Insert(uint32_t tag, uint32_t row) {

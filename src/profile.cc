@@ -129,7 +129,8 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
   rows_ = RowStore(1 + stored_values_);  // the key, then the values
   // Sized once: TakeValues overwrites it in place.
   scratch_values_.resize(stored_values_);
-  pending_values_.resize(stored_values_);
+  at_slot_.values.resize(stored_values_);
+  at_row_.values.resize(stored_values_);
   InternConstants();
 }
 
@@ -584,8 +585,11 @@ Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* arra
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels, const int64_t* values) {
   Settle();
-  const uint64_t packed = Key{stack, labels}.Packed();
-  const uint32_t tag = KeyTag(stack, labels);
+  AggregateNow(Key{stack, labels}, KeyTag(stack, labels), values);
+}
+
+void Profile::AggregateNow(Key key, uint32_t tag, const int64_t* values) {
+  const uint64_t packed = key.Packed();
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     SumInto(row, values);
   } else {
@@ -600,18 +604,32 @@ void Profile::SumInto(uint32_t row, const int64_t* values) {
   }
 }
 
-void Profile::SettlePending() {
+void Profile::SettleRow() {
   const uint32_t candidate = pending_row_;
   pending_row_ = KeyIndex::kNone;
-  if (RowKey(candidate) == pending_key_.Packed()) {
-    SumInto(candidate, pending_values_.data());
+  if (RowKey(candidate) == at_row_.key.Packed()) {
+    SumInto(candidate, at_row_.values.data());
     return;
   }
   // Another key of the same 32-bit tag came first on the chain: the key
-  // may be further on, or new. A new key is inserted even at the memory
-  // cap (one key over it, on such a coincidence only); the room it takes
-  // was there when the sum was deferred, so nothing here allocates.
-  AggregateInto(pending_key_.stack, pending_key_.labels, pending_values_.data());
+  // may be further on, or new (the room it takes was there when the
+  // sample was deferred).
+  AggregateNow(at_row_.key, at_row_.tag, at_row_.values.data());
+}
+
+void Profile::ReadSlot() {
+  slot_pending_ = false;
+  const uint32_t candidate = key_index_.FirstWithTag(at_slot_.tag);
+  if (candidate == KeyIndex::kNone) {
+    InsertKey(at_slot_.key.Packed(), at_slot_.tag, at_slot_.values.data());
+    return;
+  }
+  // A row may straddle two cache lines.
+  const int64_t* row = rows_.Row(candidate);
+  __builtin_prefetch(row);
+  __builtin_prefetch(row + stored_values_);
+  pending_row_ = candidate;
+  std::swap(at_row_, at_slot_);
 }
 
 void Profile::InsertKey(uint64_t packed, uint32_t tag, const int64_t* values) {
@@ -654,10 +672,9 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 }
 
 Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
-  // First, while nothing else is in flight: the last sample's row was
-  // fetched since it returned.
-  Settle();
-  TablesChanged();  // a string sample may intern anything
+  // First, while nothing else is in flight: what the last two samples
+  // fetched since their calls.
+  Advance();
   const Status status = frames == nullptr
                             ? AddSample(sample, FingerprintLabels(sample.labels))
                             : AddHinted(sample, *frames);
@@ -784,27 +801,23 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     timed_.push_back(Timed{stack, labels, timestamp_ns});
     return OkStatus();
   }
-  const uint64_t packed = Key{stack, labels}.Packed();
+  // Deferred (see Settle) while settling cannot need memory; otherwise
+  // looked up now, after what is pending.
   const uint32_t tag = KeyTag(stack, labels);
-  // The common case is a key seen before: the first row of its tag is
-  // almost always its own. Its sum is left pending (see Settle) while
-  // settling cannot need memory; otherwise it is found and summed now. No
-  // entry of its tag at all: a new key.
-  if (const uint32_t candidate = key_index_.FirstWithTag(tag); candidate != KeyIndex::kNone) {
-    if (rows_.HasRoom() && key_index_.HasRoom()) {
-      // A row may straddle two cache lines.
-      const int64_t* row = rows_.Row(candidate);
-      __builtin_prefetch(row);
-      __builtin_prefetch(row + stored_values_);
-      pending_row_ = candidate;
-      pending_key_ = Key{stack, labels};
-      std::copy_n(values_, stored_values_, pending_values_.data());
-      return OkStatus();
-    }
-    if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
-      SumInto(row, values_);
-      return OkStatus();
-    }
+  if (rows_.HasRoom(2) && key_index_.HasRoom(2) && !Full()) {
+    assert(!slot_pending_);  // Add and AddIds moved it on first (Advance)
+    key_index_.Prefetch(tag);
+    slot_pending_ = true;
+    at_slot_.key = Key{stack, labels};
+    at_slot_.tag = tag;
+    std::copy_n(values_, stored_values_, at_slot_.values.data());
+    return OkStatus();
+  }
+  Settle();
+  const uint64_t packed = Key{stack, labels}.Packed();
+  if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
+    SumInto(row, values_);
+    return OkStatus();
   }
   if (Full()) return AddOverflow(frames, label_views);
   InsertKey(packed, tag, values_);
@@ -987,7 +1000,7 @@ inline uint32_t Profile::Imported(const TableVector<uint32_t>& imports, uint32_t
 
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
-  Settle();  // as in Add
+  Advance();  // as in Add
   const Status status = AddIdSample(sample, generation, with_dictionary);
   if (status.ok()) ++samples_added_;
   return status;

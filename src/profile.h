@@ -491,8 +491,11 @@ class Profile {
   Status AddOverflow(absl::Span<const LocationView> frames,
                      absl::Span<const LabelView> labels);
   // Adds `values` (stored_values_ of them) to key (stack, labels), a new
-  // key if need be.
+  // key if need be; what is pending first.
   void AggregateInto(uint32_t stack, uint32_t labels, const int64_t* values);
+  // The same for `key`, tagged `tag`, with nothing pending that must come
+  // before it.
+  void AggregateNow(Key key, uint32_t tag, const int64_t* values);
   // The tag of key (stack, labels) in the index: a hash of the stack's and
   // the label set's seeds (stack_seeds_), not of their ids.
   uint32_t KeyTag(uint32_t stack, uint32_t labels) const {
@@ -518,28 +521,59 @@ class Profile {
   void SumInto(uint32_t row, const int64_t* values);
   void InsertKey(uint64_t packed, uint32_t tag, const int64_t* values);
 
-  // ---- The pending sum ----------------------------------------------------
-  // A sample of a key already in the index is summed into its row at the
-  // start of the next call, not in its own: its row, most likely not in
-  // cache (the heavy workload's rows are 18 MB), is prefetched when the
-  // sample's call ends and is then read while the caller builds its next
-  // sample. The sample is part of the profile from the moment Add returns:
-  // every reader of the rows, and every call that may change them, settles
-  // the pending sum first.
+  // ---- The pending sample -------------------------------------------------
+  // A sample of a key (no timestamp) is not looked up in its own call: the
+  // key index and the rows are the largest tables (with the heavy
+  // workload's 450,000 keys, 8 MB and 18 MB) and each read is a cache
+  // miss. The lookup is spread over the two calls that follow, each
+  // reading what the one before fetched, while the caller builds its next
+  // sample in between:
+  //   - in its own call, the key's home slot is prefetched and the sample
+  //     kept (key, tag, values: the slot stage);
+  //   - at the start of the next Add or AddIds (Advance), its probe chain
+  //     is read: no entry of its tag, and the key is new and inserted;
+  //     otherwise the first row of its tag is prefetched (the row stage);
+  //   - at the start of the call after, that row's key is compared and the
+  //     values summed into it, or, when another key has the same 32-bit
+  //     tag, the key is found further on or inserted.
+  // A sample is part of the profile from the moment Add returns: every
+  // reader of the rows, and every call that may change them otherwise,
+  // settles both stages first (Settle), in order, so rows are inserted and
+  // summed in the order the samples came.
   //
-  // Invariant: while a sum is pending, neither rows_ nor key_index_ has
-  // changed since it was deferred, and both have room for one more key, so
-  // settling it cannot fail (see AddKeyWithLabels).
+  // Invariant: while a sample is pending, rows_ and key_index_ change only
+  // by settling, and when it was deferred both had room for two more keys
+  // (one for each stage) and the profile was under its memory cap; so
+  // settling never allocates and cannot fail (see AddKeyWithLabels). A new
+  // key settled goes in even if the other stage's went in first: the cap
+  // is passed by one key, as when a key is checked against it and
+  // inserted, or by two on a tag coincidence.
   //
   // Const, because the readers are (key_count, key_values): it changes how
   // the profile is stored, not what it holds. Like every Profile method it
   // is for one thread at a time, reads included.
   void Settle() const {
-    if (pending_row_ != KeyIndex::kNone) const_cast<Profile*>(this)->SettlePending();
+    if (slot_pending_ || pending_row_ != KeyIndex::kNone) {
+      const_cast<Profile*>(this)->SettleAll();
+    }
   }
-  void SettlePending();
-  // Drops a pending sum, for the calls that clear the rows.
-  void DropPending() { pending_row_ = KeyIndex::kNone; }
+  // Moves each stage on by one: the row stage settled, then the slot stage
+  // read into the row stage (or inserted); at the start of Add and AddIds.
+  void Advance() {
+    if (pending_row_ != KeyIndex::kNone) SettleRow();
+    if (slot_pending_) ReadSlot();
+  }
+  void SettleAll() {
+    Advance();
+    if (pending_row_ != KeyIndex::kNone) SettleRow();
+  }
+  void SettleRow();
+  void ReadSlot();  // with no row stage pending
+  // Drops what is pending, for the calls that clear the rows.
+  void DropPending() {
+    slot_pending_ = false;
+    pending_row_ = KeyIndex::kNone;
+  }
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // `frame_hashes` are the frames' hashes from FingerprintFrames, `seed`
@@ -580,12 +614,19 @@ class Profile {
   // copy of the key, only its 32-bit tag (key_index.h).
   RowStore rows_{1};  // of 1 + stored_values_ words, from the constructor on
   KeyIndex key_index_;
-  // The pending sum (Settle): the first row with key pending_key_'s tag
-  // on its probe chain (kNone: nothing pending), and the values to add
-  // (stored_values_ of them, sized by the constructor).
+  // The pending samples (Settle): each one's key, tag and values
+  // (stored_values_ of them, sized by the constructor). In the slot stage
+  // if slot_pending_; in the row stage unless pending_row_ is kNone, the
+  // first row of its tag on its probe chain.
+  struct PendingSample {
+    Key key{0, 0};
+    uint32_t tag = 0;
+    std::vector<int64_t> values;
+  };
+  bool slot_pending_ = false;
+  PendingSample at_slot_;
   uint32_t pending_row_ = KeyIndex::kNone;
-  Key pending_key_{0, 0};
-  std::vector<int64_t> pending_values_;
+  PendingSample at_row_;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
   std::vector<Timed> timed_;

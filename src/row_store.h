@@ -44,8 +44,11 @@ class RowStore {
   void ReserveOne() {
     if (!HasRoom()) AddBlock();
   }
-  // Whether ReserveOne has nothing to do.
-  bool HasRoom() const { return (size_ >> kBlockShift) < blocks_.size(); }
+  // Whether `n` (at least one) more rows fit without a new block:
+  // ReserveOne has nothing to do for them.
+  bool HasRoom(size_t n = 1) const {
+    return ((size_ + n - 1) >> kBlockShift) < blocks_.size();
+  }
   // The next row, uninitialized; after ReserveOne.
   int64_t* Append() { return Row(size_++); }
   // Keeps the first n rows (n <= size()); their blocks stay for reuse.

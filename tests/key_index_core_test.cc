@@ -106,8 +106,11 @@ TEST_CASE("KeyIndex gives the first row of a tag on its chain, and says when it 
   CHECK(rows.index.FirstWithTag(0x30) == KeyIndex::kNone);
   CHECK(rows.index.FirstWithTag(0x11) == KeyIndex::kNone);
   // 16 slots hold 10 entries at 5/8: room until the 10th, then growth.
-  for (uint64_t key = 2000; rows.keys.size() < 9; ++key) rows.Add(key, static_cast<uint32_t>(key));
+  for (uint64_t key = 2000; rows.keys.size() < 8; ++key) rows.Add(key, static_cast<uint32_t>(key));
+  CHECK(rows.index.HasRoom(2));
+  rows.Add(2999, 2999);
   CHECK(rows.index.HasRoom());
+  CHECK_FALSE(rows.index.HasRoom(2));
   rows.Add(3000, 3000);
   CHECK_FALSE(rows.index.HasRoom());
   rows.index.ReserveOne();
@@ -174,8 +177,11 @@ TEST_CASE("RowStore keeps each row in place across blocks, through truncation an
   std::vector<const int64_t*> where;
   const size_t n = 3 * RowStore::kBlockRows + 7;
   for (size_t i = 0; i < n; ++i) {
-    // Room within a block; none at its end, until ReserveOne adds one.
+    // Room within a block; none at its end, until ReserveOne adds one (and
+    // for two rows, none at its last row either).
     CHECK(rows.HasRoom() == (i % RowStore::kBlockRows != 0));
+    CHECK(rows.HasRoom(2) == (i % RowStore::kBlockRows != 0 &&
+                              (i + 1) % RowStore::kBlockRows != 0));
     rows.ReserveOne();
     CHECK(rows.HasRoom());
     int64_t* row = rows.Append();

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The pending sum (Profile::Settle): a sample of a key the profile holds is
-// summed into its row at the start of the next call, so that the row,
-// fetched meanwhile, is in cache. Every reader sees it summed, whatever
-// comes next: another sample of the same key or of another one (whose
-// values overwrite the profile's scratch), a read, a reset; and when the
-// first row of the key's tag belongs to another key (a 32-bit coincidence,
-// found here by search), the sample still goes to its own row, new or not.
+// The pending samples (Profile::Settle): a sample's key is looked up over
+// the two calls after its own (its index slot, then its row, each fetched
+// by the call before), so up to two samples are pending at once. Every
+// reader sees them summed, in order, whatever comes next: another sample
+// of the same key or of another one (whose values overwrite the profile's
+// scratch), a read, a reset; a new key gets its row in the order the
+// samples came; and when the first row of the key's tag belongs to
+// another key (a 32-bit coincidence, found here by search), the sample
+// still goes to its own row, new or not.
 #include <cstdint>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +71,15 @@ stackrec::Status Add(stackrec::Profile* profile, int64_t n, std::vector<int64_t>
   return profile->Add(sample);
 }
 
+// The label {"n": n} of each key, in row order.
+std::vector<int64_t> KeyOrder(const stackrec::Profile& profile) {
+  std::vector<int64_t> order;
+  for (size_t k = 0; k < profile.key_count(); ++k) {
+    order.push_back(profile.label_sets().Get(profile.key_labels(k))[0].num);
+  }
+  return order;
+}
+
 // The stored values of the key whose labels are {"n": n}; empty if absent.
 std::vector<int64_t> Sums(const stackrec::Profile& profile, int64_t n) {
   for (size_t k = 0; k < profile.key_count(); ++k) {
@@ -82,12 +96,13 @@ std::vector<int64_t> Sums(const stackrec::Profile& profile, int64_t n) {
 
 TEST_CASE("a known key's sample is summed before any read, reset or other sample") {
   stackrec::Profile profile(Options(), 0);
-  REQUIRE(Add(&profile, 1, {1, 999, 10}).ok());  // new: written now
+  REQUIRE(Add(&profile, 1, {1, 999, 10}).ok());  // new, the index empty: written now
   REQUIRE(Add(&profile, 1, {1, 999, 20}).ok());  // known: pending
   CHECK(profile.key_count() == 1);
   CHECK(Sums(profile, 1) == std::vector<int64_t>{2, 30});
 
-  // Pending, then a new key whose values go through the same scratch.
+  // Pending, then a new key, pending too, whose values go through the
+  // same scratch.
   REQUIRE(Add(&profile, 1, {1, 999, 5}).ok());
   REQUIRE(Add(&profile, 2, {1, 999, 7}).ok());
   REQUIRE(Add(&profile, 2, {1, 999, 8}).ok());  // pending at the reads below
@@ -148,4 +163,42 @@ TEST_CASE("keys that share a tag are each summed into their own row") {
   CHECK(profile.key_count() == 2);
   CHECK(Sums(profile, first) == std::vector<int64_t>{2, 9});
   CHECK(Sums(profile, second) == std::vector<int64_t>{3, 22});
+}
+
+TEST_CASE("new and known keys keep their order and their sums, read at any point") {
+  // A model of the rows (first-seen order, sums) beside the profile, read
+  // after a random number of adds each time, so that reads come with
+  // nothing, one or two samples pending, of new keys and of known ones.
+  stackrec::Profile profile(Options(), 0);
+  std::vector<int64_t> order;
+  std::map<int64_t, std::vector<int64_t>> sums;
+  std::mt19937 rng(7);
+  int64_t next_key = 0;
+  for (int round = 0; round < 1500; ++round) {  // past a row block (512 rows)
+    const int adds = static_cast<int>(rng() % 4);
+    for (int a = 0; a < adds; ++a) {
+      // A new key a third of the time, else one of the last few or any.
+      int64_t n;
+      if (next_key == 0 || rng() % 3 == 0) {
+        n = next_key++;
+      } else if (rng() % 2 == 0) {
+        n = next_key - 1 - static_cast<int64_t>(rng() % std::min<int64_t>(next_key, 3));
+      } else {
+        n = static_cast<int64_t>(rng() % static_cast<uint64_t>(next_key));
+      }
+      const int64_t v = static_cast<int64_t>(rng() % 1000);
+      REQUIRE(Add(&profile, n, {1, 999, v}).ok());
+      auto [it, inserted] = sums.emplace(n, std::vector<int64_t>{0, 0});
+      if (inserted) order.push_back(n);
+      it->second[0] += 1;
+      it->second[1] += v;
+    }
+    REQUIRE(KeyOrder(profile) == order);
+    const int64_t probe = order.empty() ? 0 : order[rng() % order.size()];
+    if (!order.empty()) CHECK(Sums(profile, probe) == sums[probe]);
+  }
+  for (int64_t n : order) CHECK(Sums(profile, n) == sums[n]);
+  CHECK(profile.samples_added() == static_cast<uint64_t>(std::accumulate(
+                                       sums.begin(), sums.end(), int64_t{0},
+                                       [](int64_t t, const auto& kv) { return t + kv.second[0]; })));
 }
