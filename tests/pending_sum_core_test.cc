@@ -10,6 +10,7 @@
 // samples came; and when the first row of the key's tag belongs to
 // another key (a 32-bit coincidence, found here by search), the sample
 // still goes to its own row, new or not.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <numeric>
