@@ -64,7 +64,7 @@ class KeyIndex {
   // The row of the first entry tagged `tag` on its probe chain, or kNone
   // if there is none, in which case no key of that tag is indexed. Reads
   // slots only: the row's key, still to be compared, can be fetched
-  // meanwhile (Profile's pending sum).
+  // meanwhile (Profile's pending samples: ReadSlot).
   uint32_t FirstWithTag(uint32_t tag) const {
     if (slots_.empty()) return kNone;
     for (size_t i = tag & mask_;; i = (i + 1) & mask_) {

@@ -355,7 +355,7 @@ class Profile {
 
   // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
   // and values [key_values(i), key_values(i) + stored_values()).
-  // (Both settle the last sample's sum first: see Settle.)
+  // (Both settle what is pending first: see Settle.)
   size_t key_count() const {
     Settle();
     return rows_.size();

@@ -110,7 +110,7 @@ TEST_CASE("a known key's sample is summed before any read, reset or other sample
   CHECK(Sums(profile, 1) == std::vector<int64_t>{3, 35});
   CHECK(Sums(profile, 2) == std::vector<int64_t>{2, 15});
 
-  // A failed add in between changes nothing, and the pending sum survives it.
+  // A failed add in between changes nothing, and what is pending survives it.
   REQUIRE(Add(&profile, 1, {1, 999, 100}).ok());
   CHECK(Add(&profile, 1, {1, 999}).code() == stackrec::Code::kInvalidArgument);
   CHECK(Sums(profile, 1) == std::vector<int64_t>{4, 135});
