@@ -18,12 +18,28 @@
 // one is absorbed: one round spreads a byte's change over a 4-byte column
 // only, and a later block that happened to differ in exactly that column
 // by exactly that pattern would cancel it; after two rounds the change
-// covers all 16 bytes, pseudo-randomly, so cancelling it takes a
-// coincidence of 128 bits. Each field goes through a chain with its own
-// seed and the chains are combined by xor, so the same text in two fields
-// does not cancel. A frame (label) hash is 128 bits, of which the profile
-// keys its frame cache on 64; the odds of a wrong match are as stated in
-// fingerprint.h.
+// covers all 16 bytes, so a later block of text, which differs in a few
+// bytes, cannot cancel it.
+//
+// Two rounds are not enough, though, for the end of a chain whose result
+// is xored with another's: the change that one byte makes through two
+// rounds is set by only four byte values (the S-box outputs of the second
+// round), so two chains that each end on a block differing in one byte
+// can make the same change and cancel. They did: with the integers, the
+// name and the file in three chains of that kind, frames differing in the
+// name's last byte and in the start line's low byte shared their low 64
+// bits about once in 65,536 pairs (found on the workloads bench, whose
+// function names differ so; frames_hint_core_test.cc now tries such
+// pairs). So every chain but the file's ends with two more rounds
+// (Finalize): after four rounds a change is spread beyond what a change
+// of another chain, set by four bytes, can match, and the same text in
+// two chains does not cancel either, as their seeds differ. (Two chains
+// instead of three, the integers and name in one, finished, took longer:
+// one long chain a frame, where the processor overlaps short ones.) A
+// label likewise: its integers, key and unit in one chain, finished, its
+// string in the other. A frame (label) hash is 128 bits, of which the
+// profile keys its frame cache on 64; the odds of a wrong match are as
+// stated in fingerprint.h.
 #ifndef STACKREC_SRC_FINGERPRINT_AES_H_
 #define STACKREC_SRC_FINGERPRINT_AES_H_
 
@@ -59,6 +75,14 @@ STACKREC_AES_INLINE Block Absorb(Block state, Block block) {
   return _mm_aesenc_si128(_mm_aesenc_si128(_mm_xor_si128(state, block), k1), k2);
 }
 
+// Two more rounds at the end of a chain, so that its last block's change
+// is spread over all of its output (see the file comment).
+STACKREC_AES_INLINE Block Finalize(Block state) {
+  const Block k1 = Pair(0x3c6ef372fe94f82bull, 0xbb67ae8584caa73bull);
+  const Block k2 = Pair(0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull);
+  return _mm_aesenc_si128(_mm_aesenc_si128(state, k1), k2);
+}
+
 // One round, for folding hashes that are already well mixed (a frame's
 // into its stack's): two distinct sequences then collide only if one
 // hash's difference happens to equal a pseudo-random 128-bit value.
@@ -90,20 +114,21 @@ STACKREC_AES_INLINE Block AbsorbBytes(Block state, absl::string_view s) {
   return Absorb(state, Pair(uint64_t{u[0]} << 16 | uint64_t{u[n >> 1]} << 8 | u[n - 1], 0));
 }
 
-// A frame's 128-bit hash; `Frame`, `view` and `raw` as for the portable
-// HashFrame (fingerprint.h), which this mirrors field for field.
+// A frame's 128-bit hash of the same fields as the portable HashFrame
+// (fingerprint.h), `Frame`, `view` and `raw` as there.
 template <typename Frame, typename View, typename Raw>
 STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   const absl::string_view fn_name = view(f.function.name);
   const absl::string_view fn_filename = view(f.function.filename);
   // String lengths are at most 2^24 (c_api.cc), so bit 63 is free for the
   // inlined flag.
-  const Block ints = Absorb(
+  const Block ints = Finalize(Absorb(
       Absorb(Pair(0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull),
              Pair(f.address, static_cast<uint64_t>(f.line))),
       Pair(static_cast<uint64_t>(f.function.start_line),
-           fn_name.size() ^ uint64_t{fn_filename.size()} << 32 ^ uint64_t{f.inlined} << 63));
-  const Block name = AbsorbBytes(Pair(0x510e527fade682d1ull, 0x9b05688c2b3e6c1full), fn_name);
+           fn_name.size() ^ uint64_t{fn_filename.size()} << 32 ^ uint64_t{f.inlined} << 63)));
+  const Block name =
+      Finalize(AbsorbBytes(Pair(0x510e527fade682d1ull, 0x9b05688c2b3e6c1full), fn_name));
   const Block file = AbsorbBytes(Pair(0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull), fn_filename);
   Block hash = _mm_xor_si128(ints, _mm_xor_si128(name, file));
   if (HasMappingOrSystemName(f, raw)) {
@@ -118,7 +143,7 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
     rest = Absorb(rest, Pair(map_build_id.size(), 0x9159015a3070dd17ull));
     rest = AbsorbBytes(AbsorbBytes(AbsorbBytes(rest, fn_system_name), map_filename),
                        map_build_id);
-    hash = _mm_xor_si128(hash, rest);
+    hash = _mm_xor_si128(hash, Finalize(rest));
   }
   return hash;
 }
@@ -163,22 +188,22 @@ STACKREC_AES_TARGET void FingerprintFrames(const Frame* frames, size_t n, View v
   Finish(state, n, lo, hi);
 }
 
-// A label's 128-bit hash, its fields in chains of their own as a frame's.
-// Key and value lengths share a word (each under 2^24); the unit, mostly
-// empty, brings its length in its own chain.
+// A label's 128-bit hash, in two chains as a frame's: its integers, key
+// and unit (mostly empty), finished, and its string. Key and value lengths
+// share a word (each under 2^24), with a flag for the unit, whose length
+// comes in a block of its own.
 template <typename Label>
 STACKREC_AES_INLINE Block HashLabel(const Label& l) {
-  Block hash = Absorb(Pair(0xd807aa98a3030242ull, 0x12835b0145706fbeull),
+  const bool unit = !l.num_unit.empty();
+  Block head = Absorb(Pair(0xd807aa98a3030242ull, 0x12835b0145706fbeull),
                       Pair(static_cast<uint64_t>(l.num),
-                           l.key.size() | uint64_t{l.str.size()} << 32));
-  hash = _mm_xor_si128(hash, AbsorbBytes(Pair(0x243185be4ee4b28cull, 0x550c7dc3d5ffb4e2ull), l.key));
-  hash = _mm_xor_si128(hash, AbsorbBytes(Pair(0x72be5d74f27b896full, 0x80deb1fe3b1696b1ull), l.str));
-  if (!l.num_unit.empty()) {
-    const Block unit = Absorb(Pair(0x9bdc06a725c71235ull, 0xc19bf174cf692694ull),
-                              Pair(l.num_unit.size(), 0));
-    hash = _mm_xor_si128(hash, AbsorbBytes(unit, l.num_unit));
+                           l.key.size() | uint64_t{l.str.size()} << 32 | uint64_t{unit} << 63));
+  head = AbsorbBytes(head, l.key);
+  if (unit) {
+    head = AbsorbBytes(Absorb(head, Pair(l.num_unit.size(), 0x9bdc06a725c71235ull)), l.num_unit);
   }
-  return hash;
+  const Block str = AbsorbBytes(Pair(0x72be5d74f27b896full, 0x80deb1fe3b1696b1ull), l.str);
+  return _mm_xor_si128(Finalize(head), str);
 }
 
 template <typename Label>
