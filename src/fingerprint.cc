@@ -46,6 +46,14 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
       [](absl::string_view s) { return RawString{s.data(), s.size()}; }, frame_hashes);
 }
 
+uint64_t HashFunction(const FunctionView& function) {
+  LocationView frame;
+  frame.function = function;
+  uint64_t hash;
+  FingerprintFrames(absl::MakeConstSpan(&frame, 1), &hash);
+  return hash;
+}
+
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {
   fingerprint_internal::Lanes lanes;
   lanes.Add(ids.size(), 0x6a09e667f3bcc909ull);

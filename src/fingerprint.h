@@ -16,10 +16,10 @@
 // Identical fingerprints are taken to mean identical content. The portable
 // kernel reduces each frame (label) to a 64-bit hash and the hashes to 128
 // bits; the AES kernel (fingerprint_aes.h) keeps 128 bits per frame, but
-// the profile's frame cache keys on 64 of them. Either way the odds of a
-// wrong match are at worst those of two distinct frames (labels) sharing a
-// 64-bit hash: for F distinct frames in one profile about F^2 / 2^65, i.e.
-// 3e-10 for 100,000 frames.
+// the profile's frame and function caches key on 64 of them. Either way
+// the odds of a wrong match are at worst those of two distinct frames
+// (labels, functions) sharing a 64-bit hash: for F distinct frames in one
+// profile about F^2 / 2^65, i.e. 3e-10 for 100,000 frames.
 #ifndef STACKREC_SRC_FINGERPRINT_H_
 #define STACKREC_SRC_FINGERPRINT_H_
 
@@ -59,6 +59,11 @@ inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 
 // Of a sequence of pre-interned location ids (dictionary.h).
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids);
+
+// A function's 64-bit hash, for the profile's function cache: the frame
+// hash of a frame that holds only that function (no mapping, address and
+// line 0, not inlined), so the odds above hold for functions too.
+uint64_t HashFunction(const FunctionView& function);
 
 // ---- Two implementations, one per process --------------------------------
 // The fingerprints are computed with AES rounds where the processor has

@@ -38,8 +38,8 @@
 // one long chain a frame, where the processor overlaps short ones.) A
 // label likewise: its integers, key and unit in one chain, finished, its
 // string in the other. A frame (label) hash is 128 bits, of which the
-// profile keys its frame cache on 64; the odds of a wrong match are as
-// stated in fingerprint.h.
+// profile keys its frame and function caches on 64; the odds of a wrong
+// match are as stated in fingerprint.h.
 #ifndef STACKREC_SRC_FINGERPRINT_AES_H_
 #define STACKREC_SRC_FINGERPRINT_AES_H_
 

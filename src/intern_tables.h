@@ -62,6 +62,9 @@ class ValueTable {
     return id;
   }
 
+  // Starts fetching the index's slot for `value`, for an Intern soon.
+  void Prefetch(const T& value) const { index_.prefetch(value); }
+
   // The id of `value`, or 0 if it was never interned.
   uint32_t Find(const T& value) const {
     auto it = index_.find(value);

@@ -175,6 +175,7 @@ void Profile::Reset(int64_t start_ns) {
   stack_cache_ = {};
   label_cache_ = {};
   frame_cache_ = {};
+  function_cache_ = {};
   rows_.Clear();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
@@ -214,6 +215,7 @@ void Profile::ClearSamples(int64_t start_ns) {
 void Profile::Compact() {
   TablesChanged();
   frame_cache_ = {};
+  function_cache_ = {};
   // The stacks are the largest table, and its room to grow is idle until
   // the program runs new code.
   stacks_.ShrinkToFit();
@@ -366,6 +368,7 @@ Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_
                             uint32_t seed, uint32_t* id) {
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
+  scratch_new_locations_.clear();
   const size_t n = frames.size();
   for (size_t i = 0; i < kCacheAhead && i < n; ++i) frame_cache_.prefetch(frame_hashes[i]);
   for (size_t i = 0; i < n; ++i) {
@@ -394,20 +397,41 @@ Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_
       loc.mapping = mappings_.Intern(m);
     }
     if (!IsNoFunction(f.function)) {
-      Function fn;
-      fn.start_line = f.function.start_line;
-      STACKREC_RETURN_IF_ERROR(
-          InternString(f.function.name, kWhat, i, "function.name", &fn.name));
-      STACKREC_RETURN_IF_ERROR(InternString(f.function.system_name, kWhat, i,
-                                            "function.system_name",
-                                            &fn.system_name));
-      STACKREC_RETURN_IF_ERROR(InternString(
-          f.function.filename, kWhat, i, "function.filename", &fn.filename));
-      loc.function = functions_.Intern(fn);
+      // Under perf, a new location's three string lookups and its
+      // function's, each a cache miss, were half of its cost; with
+      // typical's 5,000 functions at 29,706 locations most new locations
+      // have a known function, found here with one lookup. Invariant:
+      // every function in function_cache_ was interned from content that
+      // passed the UTF-8 checks, and the same hash means the same content
+      // (fingerprint.h's odds).
+      const uint64_t function_hash = HashFunction(f.function);
+      if (auto it = function_cache_.find(function_hash); it != function_cache_.end()) {
+        loc.function = it->second;
+      } else {
+        Function fn;
+        fn.start_line = f.function.start_line;
+        STACKREC_RETURN_IF_ERROR(
+            InternString(f.function.name, kWhat, i, "function.name", &fn.name));
+        STACKREC_RETURN_IF_ERROR(InternString(f.function.system_name, kWhat, i,
+                                              "function.system_name", &fn.system_name));
+        STACKREC_RETURN_IF_ERROR(
+            InternString(f.function.filename, kWhat, i, "function.filename", &fn.filename));
+        const uint32_t function = functions_.Intern(fn);
+        function_cache_.emplace(function_hash, function);
+        loc.function = function;
+      }
     }
+    // Interned below, once every new location's slot is on its way: a
+    // new stack's few new locations (typical: 6 of 70 frames) each missed
+    // the cache on the location index, one after the other.
+    locations_.Prefetch(loc);
+    scratch_new_locations_.emplace_back(i, loc);
+    scratch_locations_.push_back(0);
+  }
+  for (const auto& [i, loc] : scratch_new_locations_) {
     const uint32_t location = locations_.Intern(loc);
     frame_cache_.emplace(frame_hashes[i], location);
-    scratch_locations_.push_back(location);
+    scratch_locations_[i] = location;
   }
   *id = InternStackIds(scratch_locations_, seed);
   return OkStatus();
@@ -538,7 +562,8 @@ size_t Profile::MemoryBytes() const {
          functions_.MemoryBytes() + locations_.MemoryBytes() +
          stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
          MapBytes(endpoints_) + MapBytes(stack_cache_) +
-         MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(imported_id_stacks_) +
+         MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(function_cache_) +
+         MapBytes(imported_id_stacks_) +
          VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
          VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
          VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + KeyBytes() +

@@ -647,6 +647,10 @@ class Profile {
   // A frame's 64-bit hash -> its location id: the fast path for the known
   // frames of a new stack.
   TableMap<uint64_t, uint32_t> frame_cache_;
+  // A function's 64-bit hash (HashFunction) -> its id: a new location of
+  // a known function (most of them: a function is seen at several lines)
+  // then interns none of its strings.
+  TableMap<uint64_t, uint32_t> function_cache_;
 
   // What was imported from dictionary generation dict_generation_: a
   // dictionary index -> this profile's id, kNotImported if not yet (stack
@@ -676,6 +680,9 @@ class Profile {
   std::vector<LocationView> scratch_truncated_;
   std::string truncated_name_;
   std::vector<uint32_t> scratch_locations_;
+  // InternStack's new locations: a frame's index, and the location to
+  // intern for it once all of them are prefetched.
+  std::vector<std::pair<size_t, Location>> scratch_new_locations_;
   std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<uint32_t> scratch_frame_indices_;
   std::vector<Label> scratch_labels_;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "catch2/catch.hpp"
 #include "fingerprint.h"
 #include "pprof_encoder.h"
@@ -543,7 +544,7 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
   CHECK(sizes.Expected(stackrec::Compression::kGzip) == out.size() + out.size() / 8);
 }
 
-TEST_CASE("Compact frees the frame cache and the stack pool's slack, and adding goes on") {
+TEST_CASE("Compact frees the frame and function caches and the stack pool's slack, and adding goes on") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   std::vector<Stack> stacks;
@@ -553,8 +554,12 @@ TEST_CASE("Compact frees the frame cache and the stack pool's slack, and adding 
   REQUIRE(loads == 300);
   const size_t before = profile.MemoryBytes();
   profile.Compact();
-  // 3,600 distinct frames, 17 bytes a slot of the frame cache at least.
-  CHECK(before - profile.MemoryBytes() >= 3600 * 17);
+  // 3,600 distinct frames of as many functions: the frame cache and the
+  // function cache hold 3,600 entries each, as this map does.
+  absl::flat_hash_map<uint64_t, uint32_t> same;
+  for (uint32_t i = 0; i < 3600; ++i) same.emplace(i, i);
+  const size_t cache_bytes = same.capacity() * (sizeof(std::pair<const uint64_t, uint32_t>) + 1);
+  CHECK(before - profile.MemoryBytes() >= 2 * cache_bytes);
   // Known stacks are still found by fingerprint, without their frames.
   for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 2}, &loads).ok());
   CHECK(loads == 300);
@@ -579,4 +584,141 @@ TEST_CASE("Compact frees the frame cache and the stack pool's slack, and adding 
     CHECK(profile.strings().Get(profile.functions().Get(location.function).name) ==
           "s5_" + std::to_string(11 - i));
   }
+}
+
+TEST_CASE("a function's hash takes every field of the function and nothing else of the frame") {
+  const EachKernel kernel;
+  const std::string name = "Mod12::Class345#method_678", file = "/app/lib/mod12/file_34.rb";
+  const std::string other = "x", name2 = "Mod12::Class345#method_679",
+                    file2 = "/app/lib/mod12/file_35.rb";
+  stackrec::FunctionView base;
+  base.name = name;
+  base.filename = file;
+  base.start_line = 10;
+  const uint64_t original = stackrec::HashFunction(base);
+  std::vector<stackrec::FunctionView> changed(5, base);
+  changed[0].name = name2;
+  changed[1].filename = file2;
+  changed[2].system_name = other;
+  changed[3].start_line = 11;
+  changed[4].name = file;  // the same text in another field
+  changed[4].filename = name;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    INFO("change " << i);
+    CHECK(stackrec::HashFunction(changed[i]) != original);
+  }
+  // The same content at other addresses hashes the same.
+  const std::string name_copy = name, file_copy = file;
+  stackrec::FunctionView copy = base;
+  copy.name = name_copy;
+  copy.filename = file_copy;
+  CHECK(stackrec::HashFunction(copy) == original);
+}
+
+namespace {
+
+// A sample of one stack of `frames` (leaf first), values {1, 1}.
+stackrec::Status AddFrames(stackrec::Profile* profile, const std::vector<LocationView>& frames) {
+  stackrec::SampleView sample;
+  const std::vector<int64_t> values = {1, 1};
+  sample.values = values;
+  sample.locations = frames;
+  return profile->Add(sample);
+}
+
+// The function name, function file, start line and line of each frame of
+// key `key`'s stack, leaf first.
+std::vector<std::string> Frames(const stackrec::Profile& profile, size_t key) {
+  REQUIRE(key < profile.key_count());  // settles what is pending
+  std::vector<std::string> out;
+  for (uint32_t id : profile.stacks().Get(profile.key_stack(key))) {
+    const auto& location = profile.locations().Get(id);
+    const auto& function = profile.functions().Get(location.function);
+    out.push_back(std::string(profile.strings().Get(function.name)) + " " +
+                  std::string(profile.strings().Get(function.filename)) + " " +
+                  std::to_string(function.start_line) + " " + std::to_string(location.line));
+  }
+  return out;
+}
+
+LocationView Frame(absl::string_view name, absl::string_view file, int64_t start_line,
+                   int64_t line) {
+  LocationView v;
+  v.function.name = name;
+  v.function.filename = file;
+  v.function.start_line = start_line;
+  v.line = line;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("new locations of known functions find their function, field by field") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 10), Frame("g", "a.rb", 5, 20)}).ok());
+  REQUIRE(profile.functions().size() == 3);  // id 0 and two
+  const size_t strings = profile.strings().size();
+  // New locations of f and g: no new function, no new string.
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 11), Frame("g", "a.rb", 5, 21),
+                               Frame("f", "a.rb", 1, 12)})
+              .ok());
+  CHECK(profile.functions().size() == 3);
+  CHECK(profile.strings().size() == strings);
+  CHECK(Frames(profile, 1) ==
+        std::vector<std::string>{"f a.rb 1 11", "g a.rb 5 21", "f a.rb 1 12"});
+  // Functions that differ from f in one field each are functions of their own.
+  LocationView system = Frame("f", "a.rb", 1, 13);
+  system.function.system_name = "_Z1fv";
+  REQUIRE(AddFrames(&profile, {Frame("f", "b.rb", 1, 13), Frame("f", "a.rb", 2, 13), system,
+                               Frame("h", "a.rb", 1, 13)})
+              .ok());
+  CHECK(profile.functions().size() == 7);
+  CHECK(Frames(profile, 2) == std::vector<std::string>{"f b.rb 1 13", "f a.rb 2 13",
+                                                       "f a.rb 1 13", "h a.rb 1 13"});
+  const auto stack = profile.stacks().Get(profile.key_stack(2));
+  CHECK(profile.strings().Get(
+            profile.functions().Get(profile.locations().Get(stack[2]).function).system_name) ==
+        "_Z1fv");
+}
+
+TEST_CASE("after a reset, the function of a new location is interned again") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 10)}).ok());
+  profile.Reset(0);
+  // g now takes the id f had; f's next location must not find that id.
+  REQUIRE(AddFrames(&profile, {Frame("g", "a.rb", 1, 10)}).ok());
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 11)}).ok());
+  CHECK(Frames(profile, 0) == std::vector<std::string>{"g a.rb 1 10"});
+  CHECK(Frames(profile, 1) == std::vector<std::string>{"f a.rb 1 11"});
+}
+
+TEST_CASE("a new frame twice in a new stack is one location; a bad frame interns none") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 10), Frame("g", "a.rb", 1, 10),
+                               Frame("f", "a.rb", 1, 10)})
+              .ok());
+  const auto ids = profile.stacks().Get(profile.key_stack(0));
+  REQUIRE(ids.size() == 3);
+  CHECK(ids[0] == ids[2]);
+  CHECK(ids[0] != ids[1]);
+  CHECK(profile.locations().size() == 3);  // id 0 and two
+  // New frames before a bad one: the add fails naming it, and none of its
+  // locations is interned.
+  const std::string bad = "\xff";
+  const stackrec::Status status = AddFrames(
+      &profile, {Frame("f", "a.rb", 1, 30), Frame("k", "a.rb", 1, 31), Frame(bad, "a.rb", 1, 32)});
+  CHECK(status.code() == stackrec::Code::kInvalidArgument);
+  CHECK(std::string(stackrec::LastErrorMessage()) ==
+        "sample.locations[2].function.name is not valid UTF-8");
+  CHECK(profile.locations().size() == 3);
+  CHECK(profile.key_count() == 1);
+  // The same frames with a good last one go in whole.
+  REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 30), Frame("k", "a.rb", 1, 31),
+                               Frame("m", "a.rb", 1, 32)})
+              .ok());
+  CHECK(Frames(profile, 1) ==
+        std::vector<std::string>{"f a.rb 1 30", "k a.rb 1 31", "m a.rb 1 32"});
 }
