@@ -712,6 +712,7 @@ TEST_CASE("a new frame twice in a new stack is one location; a bad frame interns
   REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 10), Frame("g", "a.rb", 1, 10),
                                Frame("f", "a.rb", 1, 10)})
               .ok());
+  REQUIRE(profile.key_count() == 1);  // settles what is pending
   const auto ids = profile.stacks().Get(profile.key_stack(0));
   REQUIRE(ids.size() == 3);
   CHECK(ids[0] == ids[2]);
