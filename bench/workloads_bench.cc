@@ -1413,7 +1413,7 @@ WorkloadSpec SpecNamed(const std::string& name) {
 // baseline; the time is that of the add calls alone (see TimedAdds).
 void BM_Add(benchmark::State& state, const char* workload, Impl impl) {
   const Workload& w = Get(SpecNamed(workload));
-  double ns = 0;
+  double ns = 0, first_ns = 0;
   for (auto _ : state) {
     Measurement m = impl == Impl::kProfile    ? MeasureProfile(w, false, false)
                     : impl == Impl::kRecorder ? MeasureRecorder(w, false, false)
@@ -1423,12 +1423,16 @@ void BM_Add(benchmark::State& state, const char* workload, Impl impl) {
       const AddTiming t = BaselineAdds(w, b);
       m.ok = t.ok;
       m.add_ns = t.ns;
+      m.first_sightings_ns = t.first_sightings_ns;
     }
     if (!m.ok) return state.SkipWithError(m.error);
     ns = m.add_ns;
+    first_ns = m.first_sightings_ns;
     state.SetIterationTime(ns * static_cast<double>(w.ticks().size()) * 1e-9);
   }
   state.counters["ns_per_sample"] = ns;
+  // Of which the samples that were the first of their stack (see AddTiming).
+  state.counters["first_of_stack_ns_per_sample"] = first_ns;
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * w.ticks().size()));
 }
 
