@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
+#include "table_growth.h"
 #include "table_memory.h"
 
 namespace stackrec {
@@ -49,16 +50,14 @@ class ValueTable {
   uint32_t Intern(const T& value) {
     auto it = index_.find(value);
     if (it != index_.end()) return *it;
-    ReserveFor(items_, 1);  // nothing changes if this throws
+    // Room first: nothing changes if either allocation throws, and
+    // nothing after them can (table_growth.h).
+    ReserveFor(items_, 1);
     const auto id = static_cast<uint32_t>(items_.size());
+    GrowIndexBeforeInsert(index_, 1, id);  // id 0 is not in the index (see Clear)
     // The index hashes ids through items_, so the value goes in first.
     items_.push_back(value);
-    try {
-      index_.insert(id);
-    } catch (...) {
-      items_.pop_back();
-      throw;
-    }
+    index_.insert(id);
     return id;
   }
 
@@ -120,18 +119,15 @@ class SpanTable {
   uint32_t Intern(absl::Span<const E> seq) {
     auto it = index_.find(seq);
     if (it != index_.end()) return *it;
-    // Grow everything first: if an allocation throws, nothing has changed.
+    // Grow everything first: if an allocation throws, nothing has changed,
+    // and nothing after them can throw (table_growth.h).
     ReserveFor(spans_, 1);
+    GrowIndexBeforeInsert(index_, 0, static_cast<uint32_t>(spans_.size()));
     E* const at = Room(seq.size());
     std::uninitialized_copy(seq.begin(), seq.end(), at);
     const auto id = static_cast<uint32_t>(spans_.size());
     spans_.emplace_back(at, seq.size());
-    try {
-      index_.insert(id);
-    } catch (...) {
-      spans_.pop_back();
-      throw;
-    }
+    index_.insert(id);
     chunk_used_ += seq.size();
     return id;
   }

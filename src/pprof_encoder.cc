@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "table_growth.h"
 #include "table_memory.h"
 
 namespace stackrec {
@@ -266,6 +267,7 @@ void Encoder::MarkLocationParts(uint32_t id) {
 
 uint32_t Encoder::GroupId(absl::Span<const uint32_t> run) {
   std::vector<uint32_t> members(run.begin(), run.end());
+  GrowBeforeInsert(group_ids_);
   auto [it, inserted] = group_ids_.try_emplace(
       members, static_cast<uint32_t>(p_.locations().size() + groups_.size()));
   if (inserted) {
@@ -291,6 +293,7 @@ void Encoder::MarkStack(uint32_t stack) {
       size_t end = i;
       while (end + 1 < frames.size() && p_.locations().Get(frames[end]).inlined) ++end;
       if (grouped == nullptr) {
+        GrowBeforeInsert(grouped_stacks_);
         grouped = &grouped_stacks_[stack];
         grouped->assign(frames.begin(), frames.begin() + static_cast<ptrdiff_t>(i));
       }

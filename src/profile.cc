@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "dictionary.h"
+#include "table_growth.h"
 #include "utf8.h"
 
 namespace stackrec {
@@ -292,10 +293,14 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
     label_set(t.labels);
   }
   for (const auto& [fingerprint, id] : stack_cache_) {
-    if (stacks[id] != kNotYet) next->stack_cache_.emplace(fingerprint, stacks[id]);
+    if (stacks[id] != kNotYet) {
+      EmplaceGrowingFirst(next->stack_cache_, fingerprint, stacks[id]);
+    }
   }
   for (const auto& [fingerprint, id] : label_cache_) {
-    if (label_sets[id] != kNotYet) next->label_cache_.emplace(fingerprint, label_sets[id]);
+    if (label_sets[id] != kNotYet) {
+      EmplaceGrowingFirst(next->label_cache_, fingerprint, label_sets[id]);
+    }
   }
   // Imports from the dictionary stay valid for what was carried over.
   next->dict_generation_ = dict_generation_;
@@ -317,7 +322,8 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   for (const auto& [fingerprint, packed] : imported_id_stacks_) {
     const uint32_t mapped = stacks[packed & ~kTruncatedBit];
     if (mapped != kNotYet) {
-      next->imported_id_stacks_.emplace(fingerprint, mapped | (packed & kTruncatedBit));
+      EmplaceGrowingFirst(next->imported_id_stacks_, fingerprint,
+                          mapped | (packed & kTruncatedBit));
     }
   }
   return next;
@@ -417,7 +423,7 @@ Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_
         STACKREC_RETURN_IF_ERROR(
             InternString(f.function.filename, kWhat, i, "function.filename", &fn.filename));
         const uint32_t function = functions_.Intern(fn);
-        function_cache_.emplace(function_hash, function);
+        EmplaceGrowingFirst(function_cache_, function_hash, function);
         loc.function = function;
       }
     }
@@ -430,7 +436,7 @@ Status Profile::InternStack(absl::Span<const LocationView> frames, const uint64_
   }
   for (const auto& [i, loc] : scratch_new_locations_) {
     const uint32_t location = locations_.Intern(loc);
-    frame_cache_.emplace(frame_hashes[i], location);
+    EmplaceGrowingFirst(frame_cache_, frame_hashes[i], location);
     scratch_locations_[i] = location;
   }
   *id = InternStackIds(scratch_locations_, seed);
@@ -681,7 +687,7 @@ uint32_t Profile::InternPseudoStack(absl::string_view name) {
   // An ASCII name: interning cannot fail on bad input.
   const Status interned = InternStack(frames, &hash, SeedOf(fp), &stack);
   (void)interned;
-  stack_cache_.emplace(fp, stack);
+  EmplaceGrowingFirst(stack_cache_, fp, stack);
   return stack;
 }
 
@@ -780,10 +786,10 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
     stack = it->second;
   } else {
     if (Full()) return AddOverflow(frames, sample.labels);
-    const Status interned = InternStack(frames, frame_hashes, SeedOf(stack_fp), &stack);
-    TablesChanged();  // also when it failed half way
-    STACKREC_RETURN_IF_ERROR(interned);
-    stack_cache_.emplace(stack_fp, stack);
+    // Before: what an intern that fails or throws half way leaves counts too.
+    TablesChanged();
+    STACKREC_RETURN_IF_ERROR(InternStack(frames, frame_hashes, SeedOf(stack_fp), &stack));
+    EmplaceGrowingFirst(stack_cache_, stack_fp, stack);
   }
   return AddKey(stack, truncated, frames, sample.labels, labels_fp, sample.timestamp_ns,
                 /*labels_checked=*/true);
@@ -802,10 +808,9 @@ Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const Location
   } else {
     if (!labels_checked) STACKREC_RETURN_IF_ERROR(ValidateLabels(label_views, timestamp_ns));
     if (Full()) return AddOverflow(frames, label_views);
-    const Status interned = InternLabels(label_views, SeedOf(labels_fp), &labels);
-    TablesChanged();  // also when it failed half way
-    STACKREC_RETURN_IF_ERROR(interned);
-    label_cache_.emplace(labels_fp, labels);
+    TablesChanged();  // before, as above
+    STACKREC_RETURN_IF_ERROR(InternLabels(label_views, SeedOf(labels_fp), &labels));
+    EmplaceGrowingFirst(label_cache_, labels_fp, labels);
   }
   return AddKeyWithLabels(stack, truncated, labels, frames, label_views, timestamp_ns);
 }
@@ -873,14 +878,14 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
   } else {
     STACKREC_RETURN_IF_ERROR(
         InternStack(frames, scratch_frame_hashes_.data(), SeedOf(stack_fp), stack));
-    stack_cache_.emplace(stack_fp, *stack);
+    EmplaceGrowingFirst(stack_cache_, stack_fp, *stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(labels);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
     *label_set = it->second;
   } else {
     STACKREC_RETURN_IF_ERROR(InternLabels(labels, SeedOf(labels_fp), label_set));
-    label_cache_.emplace(labels_fp, *label_set);
+    EmplaceGrowingFirst(label_cache_, labels_fp, *label_set);
   }
   return OkStatus();
 }
@@ -988,7 +993,7 @@ uint32_t Profile::HeapRow(uint32_t stack, uint32_t labels) {
   ReserveFor(heap_keys_, 1);
   ReserveFor(heap_values_, heap_width_);
   const auto row = static_cast<uint32_t>(heap_keys_.size());
-  heap_index_.emplace(key, row);
+  EmplaceGrowingFirst(heap_index_, key, row);
   heap_keys_.push_back(key);
   heap_values_.insert(heap_values_.end(), heap_width_, 0);
   return row;
@@ -1066,6 +1071,9 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
         if (by_labels_id) labels = kNotImported;
       }
       if (!Full()) {
+        // Before: what an import that fails or throws half way leaves
+        // counts too.
+        TablesChanged();
         if (packed == kNotImported) {
           STACKREC_RETURN_IF_ERROR(
               sample.stack_id != 0
@@ -1093,7 +1101,6 @@ Status Profile::AddIdSample(const IdSampleView& sample, uint32_t generation,
       }
       return OkStatus();
     });
-    TablesChanged();  // what was imported, also if an import failed half way
     STACKREC_RETURN_IF_ERROR(looked_up);
   }
   if (by_labels_id && sample.timestamp_ns != 0 && (labels & kEndTimestampBit) != 0) {
@@ -1242,7 +1249,7 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
   }
   *packed = InternStackIds(scratch_locations_, SeedOf(fingerprint)) |
             (truncated ? kTruncatedBit : 0);
-  imported_id_stacks_.emplace(fingerprint, *packed);
+  EmplaceGrowingFirst(imported_id_stacks_, fingerprint, *packed);
   return OkStatus();
 }
 
@@ -1259,6 +1266,7 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id,
   if (!strings_.Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
+  GrowBeforeInsert(endpoints_);
   endpoints_.insert_or_assign(local_root_span_id, id);
   return OkStatus();
 }
@@ -1272,6 +1280,7 @@ Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
   if (!strings_.Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
+  GrowBeforeInsert(endpoint_counts_);
   int64_t& count = endpoint_counts_[id];
   count = SaturatingAdd(count, value);
   return OkStatus();

@@ -116,6 +116,7 @@
 
 #include "clock.h"
 #include "pprof_encoder.h"
+#include "table_growth.h"
 
 namespace stackrec {
 namespace {
@@ -418,7 +419,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   }
   absl::flat_hash_map<uint64_t, std::string> own_endpoints;
   for (const auto& [span, id] : profile.endpoints()) {
-    own_endpoints.emplace(span, std::string(profile.strings().Get(id)));
+    EmplaceGrowingFirst(own_endpoints, span, std::string(profile.strings().Get(id)));
   }
   for (const auto& [span, endpoint] : carried_endpoints_) {
     if (own_endpoints.count(span) == 0) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "intern_tables.h"
+#include "table_growth.h"
 #include "utf8.h"
 
 namespace stackrec {
@@ -29,6 +30,7 @@ void StringTable::Clear() {
   std::vector<absl::string_view>().swap(strings_);
   index_ = decltype(index_)(0, Hash{this}, Eq{this});
   strings_.emplace_back();
+  GrowIndexBeforeInsert(index_, 0, 0);
   index_.insert(0);
 }
 
@@ -55,18 +57,15 @@ bool StringTable::Intern(absl::string_view s, StringId* id) {
     return true;
   }
   if (!IsValidUtf8(s)) return false;
-  // Reserve first so that a failed allocation leaves the table unchanged
-  // (but for the copy's bytes in the arena). The index hashes ids through
-  // strings_, so the string goes in before its id.
+  // Room first, so that a failed allocation leaves the table unchanged
+  // (but for the copy's bytes in the arena) and nothing after it can throw
+  // (table_growth.h). The index hashes ids through strings_, so the string
+  // goes in before its id.
   ReserveFor(strings_, 1);
   const auto new_id = static_cast<StringId>(strings_.size());
+  GrowIndexBeforeInsert(index_, 0, new_id);
   strings_.push_back(Copy(s));
-  try {
-    index_.insert(new_id);
-  } catch (...) {
-    strings_.pop_back();
-    throw;
-  }
+  index_.insert(new_id);
   *id = new_id;
   return true;
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <limits>
@@ -254,9 +255,26 @@ class Chunks {
   size_t used_ = 0;    // handed out
 };
 
+// FailAllocationsForTesting's countdown: 0 when off, else 1 + the number of
+// allocations that still succeed.
+std::atomic<uint64_t> allocations_before_failure{0};
+
 }  // namespace
 
+void FailAllocationsForTesting(uint64_t n) {
+  allocations_before_failure.store(n, std::memory_order_relaxed);
+}
+
 void* Allocate(size_t bytes) {
+  // One relaxed load of a line no one writes while it is off.
+  if (allocations_before_failure.load(std::memory_order_relaxed) != 0) {
+    // Stays at 1 once reached: every allocation from then on fails.
+    uint64_t left = allocations_before_failure.load(std::memory_order_relaxed);
+    while (left > 1 && !allocations_before_failure.compare_exchange_weak(
+                           left, left - 1, std::memory_order_relaxed)) {
+    }
+    if (left == 1) throw std::bad_alloc();
+  }
   if (bytes < kMinBytes) return ::operator new(bytes);
   return Chunks::Get().Allocate(bytes);
 }

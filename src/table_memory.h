@@ -45,6 +45,7 @@
 #define STACKREC_SRC_TABLE_MEMORY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
@@ -68,6 +69,12 @@ inline constexpr size_t kChunkBytes = size_t{8} << 20;
 void* Allocate(size_t bytes);
 // Frees what Allocate(bytes) returned; the same `bytes`.
 void Deallocate(void* p, size_t bytes) noexcept;
+
+// For tests: the `n`th table allocation after this call (n >= 1) and every
+// one after it throw std::bad_alloc, as when the process is out of memory;
+// n == 0 ends the failures. Which allocation fails depends on this and
+// nothing else, so a test can make each allocation of a run fail in turn.
+void FailAllocationsForTesting(uint64_t n);
 
 // The chunks' state, for tests and the bench.
 struct Usage {

@@ -6,7 +6,9 @@
 // the address it was first given (its chunk never moves, however many
 // chunks come after it), sequences longer than a chunk included; what the
 // table counts as its memory stays within a chunk of what it holds; and
-// Clear starts over from the empty sequence.
+// Clear starts over from the empty sequence. ValueTable's index grows by
+// reading its items in id order (table_growth.h).
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
@@ -17,6 +19,23 @@
 #include "intern_tables.h"
 
 using stackrec::SpanTable;
+using stackrec::ValueTable;
+
+namespace {
+
+// A value whose hash records which value was hashed, in order.
+std::vector<uint32_t>* hashed = nullptr;
+struct Recorded {
+  uint32_t v = 0;
+  friend bool operator==(const Recorded& a, const Recorded& b) { return a.v == b.v; }
+  template <typename H>
+  friend H AbslHashValue(H h, const Recorded& r) {
+    if (hashed != nullptr) hashed->push_back(r.v);
+    return H::combine(std::move(h), r.v);
+  }
+};
+
+}  // namespace
 
 TEST_CASE("a span table keeps every sequence where it first put it, through growth") {
   SpanTable<uint32_t> table;
@@ -74,4 +93,40 @@ TEST_CASE("a span table keeps every sequence where it first put it, through grow
   const std::vector<uint32_t> again = {3, 1, 4, 1, 5};
   CHECK(table.Intern(again) == 1);
   CHECK(table.Get(1) == absl::MakeConstSpan(again));
+}
+
+TEST_CASE("a value table's index grows by reading its items in id order") {
+  ValueTable<Recorded> table;
+  std::vector<uint32_t> log;
+  hashed = &log;
+  int growths = 0;
+  // Value i gets id i. An Intern without growth hashes only the new value
+  // (for its lookup and its insert); one that grows the index first hashes
+  // every earlier item again, in id order (table_growth.h), where absl's
+  // own growth would hash them in slot order.
+  for (uint32_t i = 1; i <= 20000; ++i) {
+    log.clear();
+    REQUIRE(table.Intern(Recorded{i}) == i);
+    std::vector<uint32_t> earlier;
+    for (uint32_t v : log) {
+      if (v != i) earlier.push_back(v);
+    }
+    if (earlier.empty()) continue;
+    // Where assertions are on, absl hashes each insert's key again to
+    // check it: every value twice in a row.
+    earlier.erase(std::unique(earlier.begin(), earlier.end()), earlier.end());
+    std::vector<uint32_t> in_order(i - 1);
+    for (uint32_t k = 0; k + 1 < i; ++k) in_order[k] = k + 1;
+    REQUIRE(earlier == in_order);
+    ++growths;
+  }
+  hashed = nullptr;
+  // From 1 slot to 3, 7, 15, ..., 32,767.
+  CHECK(growths == 14);
+  for (uint32_t i = 1; i <= 20000; ++i) REQUIRE(table.Find(Recorded{i}) == i);
+  CHECK(table.Find(Recorded{20001}) == 0);
+  CHECK(table.size() == 20001);
+  // Items doubled from one to 32,768; the index at absl's capacity for
+  // 20,000 ids: the growths took absl's steps.
+  CHECK(table.MemoryBytes() == 32768 * sizeof(Recorded) + 32767 * (sizeof(uint32_t) + 1));
 }
