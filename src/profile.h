@@ -353,6 +353,11 @@ class Profile {
     return endpoints_;
   }
 
+  // Settles the pending sample now (see Settle), for a caller that hands
+  // the profile to another thread next: the lines its lookup prefetched
+  // are in this thread's cache.
+  void SettlePending() { Settle(); }
+
   // Aggregated samples: key i has stack key_stack(i), labels key_labels(i)
   // and values [key_values(i), key_values(i) + stored_values()).
   // (Both settle what is pending first: see Settle.)
