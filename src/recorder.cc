@@ -193,6 +193,23 @@ Status Recorder::WithActiveSlot(F&& write) {
       [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
 }
 
+namespace {
+
+// Which thread is running, as a value that no other live thread has: the
+// thread pointer, one register read where the compiler offers it (a
+// thread_local's address is a call to __tls_get_addr from a shared
+// library, as pthread_self() is a call into libc).
+const void* ThisThread() {
+#if defined(__x86_64__) || defined(__aarch64__)
+  return __builtin_thread_pointer();
+#else
+  static thread_local char marker;
+  return &marker;
+#endif
+}
+
+}  // namespace
+
 template <typename F>
 Status Recorder::RecordWith(F&& add) {
   const Status status = WithActiveSlot([&](Slot& slot) {
@@ -218,8 +235,8 @@ Status Recorder::RecordWith(F&& add) {
     // sampler to read from here. A sampler alone keeps the deferral. (Two
     // samplers back to back on 2 cores: p50 1.09 -> 0.90 us a record; one:
     // 0.23 us either way, where settling every record took 0.33.)
-    const pthread_t self = pthread_self();
-    if (!pthread_equal(self, slot.last_sampler)) {
+    const void* const self = ThisThread();
+    if (self != slot.last_sampler) {
       slot.last_sampler = self;
       profile.SettlePending();
     }

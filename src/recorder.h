@@ -7,8 +7,6 @@
 #ifndef STACKREC_SRC_RECORDER_H_
 #define STACKREC_SRC_RECORDER_H_
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -133,7 +131,7 @@ class Recorder {
     std::atomic<uint64_t> truncated{0};
     std::atomic<uint64_t> over_memory{0};
     // The thread of the last record here, under `lock`: see RecordWith.
-    pthread_t last_sampler{};
+    const void* last_sampler = nullptr;
   };
 
   // The sampler's entry protocol (recorder.cc): runs write(slot, index)
