@@ -261,6 +261,41 @@ Status ToLabels(const stackrec_label* labels, size_t len, const char* array, Lab
   return OkStatus();
 }
 
+// Frame `in` as a view, its strings as ToView would give them but not
+// checked: for a frame whose strings were (ToLocations below, or the pass
+// that hashed them, FingerprintSampleFrames).
+LocationView FrameView(const stackrec_location& in) {
+  auto view = [](stackrec_str str) {
+    return str.len == 0 ? absl::string_view() : absl::string_view(str.ptr, str.len);
+  };
+  LocationView v;
+  v.mapping.memory_start = in.mapping.memory_start;
+  v.mapping.memory_limit = in.mapping.memory_limit;
+  v.mapping.file_offset = in.mapping.file_offset;
+  v.mapping.filename = view(in.mapping.filename);
+  v.mapping.build_id = view(in.mapping.build_id);
+  v.function.name = view(in.function.name);
+  v.function.system_name = view(in.function.system_name);
+  v.function.filename = view(in.function.filename);
+  v.function.start_line = in.function.start_line;
+  v.address = in.address;
+  v.line = in.line;
+  v.inlined = in.inlined;
+  return v;
+}
+
+// ToView's checks of frame i's strings, naming "sample.locations[i].<field>".
+Status CheckFrameStrings(const stackrec_location& in, size_t i) {
+  static constexpr const char* kArray = "sample.locations";
+  absl::string_view checked;
+  STACKREC_RETURN_IF_ERROR(ToView(in.mapping.filename, kArray, i, "mapping.filename", &checked));
+  STACKREC_RETURN_IF_ERROR(ToView(in.mapping.build_id, kArray, i, "mapping.build_id", &checked));
+  STACKREC_RETURN_IF_ERROR(ToView(in.function.name, kArray, i, "function.name", &checked));
+  STACKREC_RETURN_IF_ERROR(
+      ToView(in.function.system_name, kArray, i, "function.system_name", &checked));
+  return ToView(in.function.filename, kArray, i, "function.filename", &checked);
+}
+
 // The sample's frames as views, in this thread's scratch; errors name
 // "sample.locations[i]". The array itself was checked by CheckArray.
 Status ToLocations(const stackrec_sample& s, absl::Span<const LocationView>* out) {
@@ -272,21 +307,8 @@ Status ToLocations(const stackrec_sample& s, absl::Span<const LocationView>* out
   // (through a call to __tls_get_addr, from a shared library) every frame.
   LocationView* const views = scratch.locations.data();
   for (size_t i = 0; i < s.locations_len; ++i) {
-    const stackrec_location& in = s.locations[i];
-    LocationView& v = views[i];
-    static constexpr const char* kArray = "sample.locations";
-    v.mapping.memory_start = in.mapping.memory_start;
-    v.mapping.memory_limit = in.mapping.memory_limit;
-    v.mapping.file_offset = in.mapping.file_offset;
-    STACKREC_RETURN_IF_ERROR(ToView(in.mapping.filename, kArray, i, "mapping.filename", &v.mapping.filename));
-    STACKREC_RETURN_IF_ERROR(ToView(in.mapping.build_id, kArray, i, "mapping.build_id", &v.mapping.build_id));
-    STACKREC_RETURN_IF_ERROR(ToView(in.function.name, kArray, i, "function.name", &v.function.name));
-    STACKREC_RETURN_IF_ERROR(ToView(in.function.system_name, kArray, i, "function.system_name", &v.function.system_name));
-    STACKREC_RETURN_IF_ERROR(ToView(in.function.filename, kArray, i, "function.filename", &v.function.filename));
-    v.function.start_line = in.function.start_line;
-    v.address = in.address;
-    v.line = in.line;
-    v.inlined = in.inlined;
+    STACKREC_RETURN_IF_ERROR(CheckFrameStrings(s.locations[i], i));
+    views[i] = FrameView(s.locations[i]);
   }
   *out = absl::MakeConstSpan(views, s.locations_len);
   return OkStatus();
@@ -361,7 +383,14 @@ Status WithSample(const stackrec_sample* s, Use use) {
   }
   STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &room, &view));
   auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
-  const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load};
+  auto frame = [s](size_t i) { return FrameView(s->locations[i]); };
+  auto any_inlined = [s] {
+    for (size_t i = 0; i < s->locations_len; ++i) {
+      if (s->locations[i].inlined) return true;
+    }
+    return false;
+  };
+  const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load, frame, any_inlined};
   return use(view, &hint);
 }
 

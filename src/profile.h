@@ -185,14 +185,21 @@ struct KeyUndo {
 
 // A sample's frames given by their count, fingerprint and hashes (what
 // FingerprintFrames gives for their views), and converted into views only
-// if `load` is called: a profile that already holds the stack needs no
-// more, and one that does not interns it with the hashes given (see
-// Profile::Add).
+// as the profile asks: one that already holds the stack needs no more, and
+// one that does not interns it with the hashes given (see Profile::Add),
+// converting only the frames it does not know, one at a time (`frame`).
+// Every string of every frame was checked by the pass that hashed them.
 struct FramesHint {
   Fingerprint fingerprint;
   const uint64_t* frame_hashes;  // `count` of them
   size_t count;
+  // All of the frames as views (errors name the frame's field).
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
+  // Frame i (< count) as a view.
+  absl::FunctionRef<LocationView(size_t)> frame;
+  // Whether some frame is marked inlined: its stack is then loaded whole,
+  // for ValidateInlining to compare each such frame with the next.
+  absl::FunctionRef<bool()> any_inlined;
 };
 
 // A hash map in table memory (table_memory.h), for the profile's caches.
@@ -581,10 +588,23 @@ class Profile {
   }
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
-  // `frame_hashes` are the frames' hashes from FingerprintFrames, `seed`
-  // SeedOf the stack's (the labels') fingerprint.
+  // Interns the stack of `count` frames whose hashes (from
+  // FingerprintFrames) are `frame_hashes`; `frame(i)` gives frame i as a
+  // view, asked only of frames the frame cache does not know. `seed` is
+  // SeedOf the stack's fingerprint.
+  using FrameAt = absl::FunctionRef<LocationView(size_t)>;
+  Status InternStack(size_t count, FrameAt frame, const uint64_t* frame_hashes, uint32_t seed,
+                     uint32_t* id);
   Status InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
-                     uint32_t seed, uint32_t* id);
+                     uint32_t seed, uint32_t* id) {
+    return InternStack(
+        frames.size(), [frames](size_t i) { return frames[i]; }, frame_hashes, seed, id);
+  }
+  // The part of AddHinted for a stack the profile does not hold, at
+  // neither max_frames nor the memory cap, with no inlined frame: interned
+  // from the frames it does not know alone.
+  Status AddNewStack(const SampleView& sample, const Fingerprint& labels_fp,
+                     const FramesHint& frames);
   Status InternLabels(absl::Span<const LabelView> labels, uint32_t seed, uint32_t* id);
   void InternConstants();
 

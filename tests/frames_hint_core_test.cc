@@ -413,30 +413,74 @@ class Stack {
       views_.push_back(v);
     }
   }
+  // `other`'s first frames, then this stack's from frame `from` on (the
+  // names stay owned by their stacks).
+  Stack(const Stack& other, size_t leaf_frames, const Stack& rest, size_t from)
+      : views_(other.views_.begin(), other.views_.begin() + leaf_frames) {
+    views_.insert(views_.end(), rest.views_.begin() + from, rest.views_.end());
+  }
   const std::vector<LocationView>& views() const { return views_; }
+  std::vector<LocationView>& views() { return views_; }
 
  private:
   std::vector<std::string> names_;
   std::vector<LocationView> views_;
 };
 
+// What a profile asked of a FramesHint: the frames whole, or one at a time.
+struct Conversions {
+  int loads = 0;
+  std::vector<size_t> frames;  // the indices asked for, in order
+};
+
 // Adds `values` with the frames of `stack` given by a FramesHint; counts
-// the loads.
+// what was converted.
 stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
-                          std::vector<int64_t> values, int* loads,
+                          std::vector<int64_t> values, Conversions* asked,
                           std::vector<stackrec::LabelView> labels = {}) {
   stackrec::SampleView sample;
   sample.values = values;
   sample.labels = labels;
   auto load = [&](absl::Span<const LocationView>* frames) {
-    ++*loads;
+    ++asked->loads;
     *frames = stack.views();
     return stackrec::OkStatus();
   };
+  auto frame = [&](size_t i) {
+    asked->frames.push_back(i);
+    return stack.views()[i];
+  };
+  auto any_inlined = [&] {
+    return std::any_of(stack.views().begin(), stack.views().end(),
+                       [](const LocationView& v) { return v.inlined; });
+  };
   std::vector<uint64_t> hashes(stack.views().size());
   const Fingerprint fingerprint = stackrec::FingerprintFrames(stack.views(), hashes.data());
-  const stackrec::FramesHint hint{fingerprint, hashes.data(), stack.views().size(), load};
+  const stackrec::FramesHint hint{fingerprint, hashes.data(), stack.views().size(), load,
+                                  frame, any_inlined};
   return profile->Add(sample, &hint);
+}
+
+std::vector<size_t> Range(size_t begin, size_t end) {
+  std::vector<size_t> out;
+  for (size_t i = begin; i < end; ++i) out.push_back(i);
+  return out;
+}
+
+// The function names of the stack of key `k`, leaf first.
+std::vector<std::string> KeyFrameNames(const stackrec::Profile& profile, size_t k) {
+  std::vector<std::string> names;
+  for (uint32_t id : profile.stacks().Get(profile.key_stack(k))) {
+    const auto& location = profile.locations().Get(id);
+    names.emplace_back(profile.strings().Get(profile.functions().Get(location.function).name));
+  }
+  return names;
+}
+
+std::vector<std::string> Names(const Stack& stack) {
+  std::vector<std::string> names;
+  for (const LocationView& v : stack.views()) names.emplace_back(v.function.name);
+  return names;
 }
 
 }  // namespace
@@ -445,19 +489,23 @@ TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the f
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 40), unknown("unknown", 40);
-  int loads = 0;
-  REQUIRE(AddHinted(&profile, known, {1, 100}, &loads).ok());
-  CHECK(loads == 1);  // new to the profile: loaded, checked and interned
-  REQUIRE(AddHinted(&profile, known, {1, 50}, &loads).ok());
-  CHECK(loads == 1);
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, known, {1, 100}, &asked).ok());
+  // New to the profile: each of its frames, new too, converted and interned.
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames == Range(0, 40));
+  REQUIRE(AddHinted(&profile, known, {1, 50}, &asked).ok());
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames.size() == 40);
   // A stack added without a hint is found by the hint as well.
   stackrec::SampleView plain;
   const std::vector<int64_t> values = {1, 25};
   plain.values = values;
   plain.locations = unknown.views();
   REQUIRE(profile.Add(plain).ok());
-  REQUIRE(AddHinted(&profile, unknown, {1, 5}, &loads).ok());
-  CHECK(loads == 1);
+  REQUIRE(AddHinted(&profile, unknown, {1, 5}, &asked).ok());
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames.size() == 40);
   REQUIRE(profile.key_count() == 2);
   CHECK(profile.samples_added() == 4);
   CHECK(profile.stacks().size() == 3);  // the empty stack and these two
@@ -482,12 +530,13 @@ TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(8), 0);
   const Stack deep("deep", 20);
-  int loads = 0;
-  REQUIRE(AddHinted(&profile, deep, {1, 1}, &loads).ok());
-  REQUIRE(AddHinted(&profile, deep, {1, 1}, &loads).ok());
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, deep, {1, 1}, &asked).ok());
+  REQUIRE(AddHinted(&profile, deep, {1, 1}, &asked).ok());
   // Its fingerprint is of all 20 frames, the profile's stack of 8 and a
   // pseudo-frame: never the same, so every add loads.
-  CHECK(loads == 2);
+  CHECK(asked.loads == 2);
+  CHECK(asked.frames.empty());
   CHECK(profile.samples_truncated() == 2);
   REQUIRE(profile.key_count() == 1);
   CHECK(profile.stacks().Get(profile.key_stack(0)).size() == 9);
@@ -498,22 +547,115 @@ TEST_CASE("a hinted sample of a known stack is checked like any other") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 10);
-  int loads = 0;
-  REQUIRE(AddHinted(&profile, known, {1, 7}, &loads).ok());
-  const stackrec::Status values = AddHinted(&profile, known, {1, 7, 9}, &loads);
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, known, {1, 7}, &asked).ok());
+  const stackrec::Status values = AddHinted(&profile, known, {1, 7, 9}, &asked);
   CHECK(values.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) ==
         "sample.values_len is 3 but the profile declares 2 sample types");
   stackrec::LabelView empty_key;
   empty_key.str = "v";
-  const stackrec::Status labels = AddHinted(&profile, known, {1, 7}, &loads, {empty_key});
+  const stackrec::Status labels = AddHinted(&profile, known, {1, 7}, &asked, {empty_key});
   CHECK(labels.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) == "sample.labels[0].key is empty");
-  CHECK(loads == 1);
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames.size() == 10);  // the first add's
   CHECK(profile.samples_added() == 1);
   REQUIRE(profile.key_count() == 1);
   CHECK(profile.key_values(0)[0] == 1);
   CHECK(profile.key_values(0)[1] == 7);
+}
+
+TEST_CASE("a new hinted stack converts only the frames the profile does not know") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  const Stack root("root", 30), leaves("leaf", 4);
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, root, {1, 10}, &asked).ok());
+  REQUIRE(asked.frames == Range(0, 30));
+  // Four new leaf frames on root's frames 10 to 29, as a call tree grows.
+  const Stack branch(leaves, 4, root, 10);
+  asked.frames.clear();
+  REQUIRE(AddHinted(&profile, branch, {1, 20}, &asked).ok());
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames == Range(0, 4));
+  CHECK(profile.locations().size() == 1 + 30 + 4);
+  REQUIRE(profile.key_count() == 2);
+  CHECK(KeyFrameNames(profile, 0) == Names(root));
+  CHECK(KeyFrameNames(profile, 1) == Names(branch));
+  CHECK(profile.key_values(1)[0] == 1);
+  CHECK(profile.key_values(1)[1] == 20);
+  // Found by fingerprint from now on, as any stack interned otherwise.
+  asked.frames.clear();
+  REQUIRE(AddHinted(&profile, branch, {1, 5}, &asked).ok());
+  CHECK(asked.frames.empty());
+  CHECK(profile.key_values(1)[1] == 25);
+}
+
+TEST_CASE("a new hinted stack with an inlined frame is loaded whole and checked") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  Stack bad("bad", 5);
+  bad.views()[4].inlined = true;  // the root: nothing to be inlined into
+  Conversions asked;
+  const stackrec::Status status = AddHinted(&profile, bad, {1, 1}, &asked);
+  CHECK(status.code() == stackrec::Code::kInvalidArgument);
+  CHECK(std::string(stackrec::LastErrorMessage()) ==
+        "sample.locations[4].inlined is set on the last (root) frame, which has no caller to "
+        "be inlined into");
+  CHECK(asked.loads == 1);
+  CHECK(asked.frames.empty());
+  CHECK(profile.key_count() == 0);
+  CHECK(profile.samples_added() == 0);
+  Stack good("good", 5);
+  good.views()[1].inlined = true;
+  good.views()[1].address = good.views()[2].address = 0x1234;
+  REQUIRE(AddHinted(&profile, good, {1, 1}, &asked).ok());
+  CHECK(asked.loads == 2);
+  REQUIRE(profile.key_count() == 1);
+  CHECK(KeyFrameNames(profile, 0) == Names(good));
+  const auto ids = profile.stacks().Get(profile.key_stack(0));
+  CHECK(profile.locations().Get(ids[1]).inlined);
+  CHECK_FALSE(profile.locations().Get(ids[2]).inlined);
+}
+
+TEST_CASE("a new hinted stack names a frame whose string is not UTF-8 and changes nothing") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  const Stack known("known", 6);
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, known, {1, 3}, &asked).ok());
+  const std::string bad_name = "caf\xc3";  // a truncated two-byte sequence
+  Stack bad(known, 6, known, 6);            // known's frames...
+  LocationView leaf;
+  leaf.function.name = bad_name;
+  leaf.function.filename = "/app/stack.rb";
+  bad.views().insert(bad.views().begin(), leaf);  // ...under a new leaf
+  asked.frames.clear();
+  const stackrec::Status status = AddHinted(&profile, bad, {1, 4}, &asked);
+  CHECK(status.code() == stackrec::Code::kInvalidArgument);
+  CHECK(std::string(stackrec::LastErrorMessage()) ==
+        "sample.locations[0].function.name is not valid UTF-8");
+  CHECK(asked.frames == std::vector<size_t>{0});
+  CHECK(profile.samples_added() == 1);
+  REQUIRE(profile.key_count() == 1);
+  CHECK(profile.key_values(0)[1] == 3);
+  CHECK(profile.stacks().size() == 2);  // the empty stack and known
+}
+
+TEST_CASE("a new hinted stack past the memory cap is loaded whole into the storage-full sample") {
+  const EachKernel kernel;
+  stackrec::ProfileOptions options = Options();
+  options.max_memory_bytes = 1;  // full from the first add on
+  stackrec::Profile profile(options, 0);
+  const Stack stack("s", 8);
+  Conversions asked;
+  REQUIRE(AddHinted(&profile, stack, {1, 9}, &asked).ok());
+  CHECK(asked.loads == 1);
+  CHECK(asked.frames.empty());
+  CHECK(profile.samples_over_memory() == 1);
+  REQUIRE(profile.key_count() == 1);
+  CHECK(profile.key_values(0)[1] == 9);
 }
 
 TEST_CASE("a serialization reserves its output from the last one like it") {
@@ -561,9 +703,9 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   stackrec::Profile profile(Options(), 0);
   std::vector<Stack> stacks;
   for (int i = 0; i < 300; ++i) stacks.emplace_back("s" + std::to_string(i) + "_", 12);
-  int loads = 0;
-  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 1}, &loads).ok());
-  REQUIRE(loads == 300);
+  Conversions asked;
+  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 1}, &asked).ok());
+  REQUIRE(asked.frames.size() == 3600);
   const size_t before = profile.MemoryBytes();
   profile.Compact();
   // 3,600 distinct frames of as many functions: the frame cache and the
@@ -573,8 +715,9 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   const size_t cache_bytes = same.capacity() * (sizeof(std::pair<const uint64_t, uint32_t>) + 1);
   CHECK(before - profile.MemoryBytes() >= 2 * cache_bytes);
   // Known stacks are still found by fingerprint, without their frames.
-  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 2}, &loads).ok());
-  CHECK(loads == 300);
+  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 2}, &asked).ok());
+  CHECK(asked.loads == 0);
+  CHECK(asked.frames.size() == 3600);
   CHECK(profile.key_count() == 300);
   CHECK(profile.key_values(299)[0] == 2);
   CHECK(profile.key_values(299)[1] == 3);
