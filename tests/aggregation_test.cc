@@ -230,3 +230,37 @@ TEST_CASE("a sample with more labels than c_api converts on the stack keeps them
     CHECK(LabelStrings(out, out.sample(0)) == expected);
   }
 }
+
+TEST_CASE("stacks deeper than c_api hashes on the stack aggregate and keep every frame, in order") {
+  // Up to 128 frames' hashes go into room on the caller's stack, more into
+  // a thread-local buffer; a stack that shares its first 128 frames with
+  // another is still its own.
+  auto p = NewProfile();
+  SampleBuilder at_room, over_room, other_tail;
+  Strings room_names, over_names, other_names;
+  for (int i = 0; i < 200; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    if (i < 128) {
+      at_room.Frame(name);
+      room_names.push_back(name);
+    }
+    over_room.Frame(name);
+    over_names.push_back(name);
+    const std::string other = i < 128 ? name : "g" + std::to_string(i);
+    other_tail.Frame(other);
+    other_names.push_back(other);
+  }
+  at_room.Values({1, 2, 3});
+  over_room.Values({10, 20, 30});
+  other_tail.Values({100, 200, 300});
+  for (int i = 0; i < 2; ++i) {
+    Add(p.get(), at_room);
+    Add(p.get(), over_room);
+    Add(p.get(), other_tail);
+  }
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 3);
+  CHECK(ValuesOf(SampleWithFrames(out, room_names)) == Values{2, 4, 6});
+  CHECK(ValuesOf(SampleWithFrames(out, over_names)) == Values{20, 40, 60});
+  CHECK(ValuesOf(SampleWithFrames(out, other_names)) == Values{200, 400, 600});
+}
