@@ -156,8 +156,8 @@ STACKREC_AES_INLINE uint64_t High64(Block b) {
   return static_cast<uint64_t>(_mm_extract_epi64(b, 1));
 }
 
-// The starting state of a chain that folds `n` hashes (Fold), `seed` being
-// the chain's own: the count goes in first, so that no sequence is a
+// The starting state of a chain that folds `n` hashes (Fold), from the
+// chain's own seed: the count goes in first, so that no sequence is a
 // prefix of another's chain.
 //
 // Nothing is done to the state after the last fold. Each AES round is a

@@ -53,22 +53,35 @@ constexpr size_t kPrefetchFrames = 4;
 
 // Prefetches the first byte of the function's name and of its file name
 // of `f` (the strings every frame has), `raw` giving a RawString of the
-// frame's string type. The address is computed as an integer: the pointer
-// may be null or dangle.
+// frame's string type, and the first 128 bytes of the frame kPrefetchFrames
+// after `f`, whose string pointers the next call reads. Addresses are
+// computed as integers: a pointer may be null or dangle, and the frame
+// after `f` may be past the array's end (a prefetch never faults).
 //
-// The first byte only: prefetching the last byte too, for strings that
-// cross a cache line, cost more than it saved. Each prefetch takes a load
-// slot, and the pass is bound by its loads; typical's names and files
-// are 20 to 30 bytes, in one line more often than not. BM_Add/typical/profile, pinned, alternating: 530 / 498 / 499 / 504
-// ns a sample with both bytes, 506 / 485 / 478 / 484 with the first;
-// BM_AddKnown/typical 384 / 365 / 373 / 371 against 362 / 349 / 364 / 352;
-// BM_Add/heavy/profile 533 / 535 against 501 / 512.
+// The first byte of each string only: prefetching the last byte too, for
+// strings that cross a cache line, cost more than it saved. Each prefetch
+// takes a load slot, and the pass is bound by its loads; typical's names
+// and files are 20 to 30 bytes, in one line more often than not. But the
+// last bytes' prefetches read the strings' lengths from the frame, and so
+// fetched more of the frame's struct ahead: without them, a caller whose
+// frames are not in cache got slower (the latency bench's 6,000 stacks of
+// 32 frames, 26 MB of structs: p50 331 / 301 ns against 280 / 230 with
+// both bytes; with 60 stacks, in cache, 190 / 191 against 200 / 200),
+// hence the frames' own prefetch. Pinned, alternating, ns a sample:
+// BM_Add/typical/profile and BM_AddKnown/typical with both bytes 495 / 486
+// and 369 / 351, with the first byte and the frame ahead 481 / 463 and
+// 352 / 342; the latency bench (one sampler: p50, p99, records a second)
+// 240 / 231 ns, 581 / 581 ns, 2.82 / 2.78 M against 230 / 230, 501 / 501,
+// 2.97 / 3.06 M.
 template <typename Frame, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Raw raw) {
   __builtin_prefetch(reinterpret_cast<const void*>(
       reinterpret_cast<uintptr_t>(raw(f.function.name).data)));
   __builtin_prefetch(reinterpret_cast<const void*>(
       reinterpret_cast<uintptr_t>(raw(f.function.filename).data)));
+  const uintptr_t ahead = reinterpret_cast<uintptr_t>(&f) + kPrefetchFrames * sizeof(Frame);
+  __builtin_prefetch(reinterpret_cast<const void*>(ahead));
+  __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
 }
 
 // Whether `f` has a mapping or a system name: native frames have them and
