@@ -61,18 +61,18 @@ constexpr size_t kPrefetchFrames = 4;
 // The first byte of each string only: prefetching the last byte too, for
 // strings that cross a cache line, cost more than it saved. Each prefetch
 // takes a load slot, and the pass is bound by its loads; typical's names
-// and files are 20 to 30 bytes, in one line more often than not. But the
+// and files are 20 to 30 bytes, in one line more often than not.
+// BM_Add/typical/profile, pinned, alternating: 530 / 498 / 499 / 504 ns a
+// sample with both bytes, 506 / 485 / 478 / 484 with the first. But the
 // last bytes' prefetches read the strings' lengths from the frame, and so
 // fetched more of the frame's struct ahead: without them, a caller whose
 // frames are not in cache got slower (the latency bench's 6,000 stacks of
-// 32 frames, 26 MB of structs: p50 331 / 301 ns against 280 / 230 with
-// both bytes; with 60 stacks, in cache, 190 / 191 against 200 / 200),
-// hence the frames' own prefetch. Pinned, alternating, ns a sample:
-// BM_Add/typical/profile and BM_AddKnown/typical with both bytes 495 / 486
-// and 369 / 351, with the first byte and the frame ahead 481 / 463 and
-// 352 / 342; the latency bench (one sampler: p50, p99, records a second)
-// 240 / 231 ns, 581 / 581 ns, 2.82 / 2.78 M against 230 / 230, 501 / 501,
-// 2.97 / 3.06 M.
+// 32 frames, 26 MB of structs: p50 331 / 301 ns against 280 / 230; with
+// 60 stacks, in cache, 190 / 191 against 200 / 200). Hence the frames' own
+// prefetch: with it the latency bench went from 310 / 311 to 250 / 260 ns
+// p50, 671 / 672 to 551 / 551 ns p99 and 2.50 / 2.49 to 2.84 / 2.85 M
+// records a second, and BM_Add/typical/profile stayed within its noise
+// (501 / 521 ns before, 509 / 519 after).
 template <typename Frame, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Raw raw) {
   __builtin_prefetch(reinterpret_cast<const void*>(
