@@ -31,7 +31,9 @@
 //   peak memory at 1,000 to 1,000,000 distinct keys (heavy's stacks, one
 //   sample per key).
 //   Every figure is the median of --reps runs (heavy: --heavy-reps, scaling:
-//   --scaling-reps), each in a fresh forked process. A full run takes about
+//   --scaling-reps), each in a fresh forked process; in each round the
+//   implementations take turns, with an untimed stackrec child between the
+//   baseline's and the next (see RunWorkload). A full run takes about
 //   5 minutes of CPU: heavy gets 3 runs by default, since one takes ~55 s,
 //   ~30 s of it the baseline's adds. On a machine busy with other work the
 //   wall time grows with the load (the CPU share printed in the tables).
