@@ -91,6 +91,12 @@ Status NullArgument(const char* name) {
   return Error(Code::kInvalidArgument, "%s is NULL", name);
 }
 
+// A {ptr, len} pair that passed ToView's checks as a string_view: an empty
+// one never keeps the caller's pointer.
+absl::string_view CheckedView(stackrec_str s) {
+  return s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
+}
+
 // A {ptr, len} pair as a string_view; `field` names it in the error.
 Status ToView(stackrec_str s, const char* field, absl::string_view* out) {
   if (s.ptr == nullptr && s.len != 0) {
@@ -101,7 +107,7 @@ Status ToView(stackrec_str s, const char* field, absl::string_view* out) {
     return Error(Code::kInvalidArgument, "%s.len %zu is over the %zu byte limit",
                  field, s.len, kMaxStringBytes);
   }
-  *out = s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
+  *out = CheckedView(s);
   return OkStatus();
 }
 
@@ -120,7 +126,7 @@ Status ToView(stackrec_str s, const char* array, size_t index,
                  "%s[%zu]%s%s.len %zu is over the %zu byte limit", array, index,
                  dot, field, s.len, kMaxStringBytes);
   }
-  *out = s.len == 0 ? absl::string_view() : absl::string_view(s.ptr, s.len);
+  *out = CheckedView(s);
   return OkStatus();
 }
 
@@ -265,18 +271,15 @@ Status ToLabels(const stackrec_label* labels, size_t len, const char* array, Lab
 // checked: for a frame whose strings were (ToLocations below, or the pass
 // that hashed them, FingerprintSampleFrames).
 LocationView FrameView(const stackrec_location& in) {
-  auto view = [](stackrec_str str) {
-    return str.len == 0 ? absl::string_view() : absl::string_view(str.ptr, str.len);
-  };
   LocationView v;
   v.mapping.memory_start = in.mapping.memory_start;
   v.mapping.memory_limit = in.mapping.memory_limit;
   v.mapping.file_offset = in.mapping.file_offset;
-  v.mapping.filename = view(in.mapping.filename);
-  v.mapping.build_id = view(in.mapping.build_id);
-  v.function.name = view(in.function.name);
-  v.function.system_name = view(in.function.system_name);
-  v.function.filename = view(in.function.filename);
+  v.mapping.filename = CheckedView(in.mapping.filename);
+  v.mapping.build_id = CheckedView(in.mapping.build_id);
+  v.function.name = CheckedView(in.function.name);
+  v.function.system_name = CheckedView(in.function.system_name);
+  v.function.filename = CheckedView(in.function.filename);
   v.function.start_line = in.function.start_line;
   v.address = in.address;
   v.line = in.line;

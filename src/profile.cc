@@ -370,12 +370,11 @@ constexpr size_t kCacheAhead = 8;
 
 }  // namespace
 
-Status Profile::InternStack(size_t count, FrameAt frame, const uint64_t* frame_hashes,
+Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashes,
                             uint32_t seed, uint32_t* id) {
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
   scratch_new_locations_.clear();
-  const size_t n = count;
   for (size_t i = 0; i < kCacheAhead && i < n; ++i) frame_cache_.prefetch(frame_hashes[i]);
   for (size_t i = 0; i < n; ++i) {
     if (i + kCacheAhead < n) frame_cache_.prefetch(frame_hashes[i + kCacheAhead]);

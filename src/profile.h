@@ -183,6 +183,9 @@ struct KeyUndo {
   std::vector<int64_t> saved_values;  // ...and their values before, in order
 };
 
+// Frame i of a sample's frames as a view (FramesHint::frame).
+using FrameAt = absl::FunctionRef<LocationView(size_t)>;
+
 // A sample's frames given by their count, fingerprint and hashes (what
 // FingerprintFrames gives for their views), and converted into views only
 // as the profile asks: one that already holds the stack needs no more, and
@@ -196,7 +199,7 @@ struct FramesHint {
   // All of the frames as views (errors name the frame's field).
   absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
   // Frame i (< count) as a view.
-  absl::FunctionRef<LocationView(size_t)> frame;
+  FrameAt frame;
   // Whether some frame is marked inlined: its stack is then loaded whole,
   // for ValidateInlining to compare each such frame with the next.
   absl::FunctionRef<bool()> any_inlined;
@@ -588,12 +591,11 @@ class Profile {
   }
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
-  // Interns the stack of `count` frames whose hashes (from
-  // FingerprintFrames) are `frame_hashes`; `frame(i)` gives frame i as a
-  // view, asked only of frames the frame cache does not know. `seed` is
-  // SeedOf the stack's fingerprint.
-  using FrameAt = absl::FunctionRef<LocationView(size_t)>;
-  Status InternStack(size_t count, FrameAt frame, const uint64_t* frame_hashes, uint32_t seed,
+  // Interns the stack of `n` frames whose hashes (from FingerprintFrames)
+  // are `frame_hashes`; `frame(i)` gives frame i as a view, asked only of
+  // frames the frame cache does not know. `seed` is SeedOf the stack's
+  // fingerprint.
+  Status InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashes, uint32_t seed,
                      uint32_t* id);
   Status InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
                      uint32_t seed, uint32_t* id) {
