@@ -431,14 +431,21 @@ class Profile {
     int64_t timestamp_ns;
   };
 
-  // Add, but for the count of samples added; `labels_fp` is
-  // FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint and
-  // hashes are known.
+  // Add, after Advance and but for the count of samples added; `labels_fp`
+  // is FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint
+  // and hashes are known.
   Status AddSample(const SampleView& sample, const Fingerprint& labels_fp,
                    const FramesHint* hashed = nullptr);
-  Status AddHinted(SampleView sample, const FramesHint& frames);
-  Status AddIdSample(const IdSampleView& sample, uint32_t generation,
-                     WithDictionary with_dictionary);
+  // Add for a stack of at most max_frames given by `frames`.
+  Status AddHinted(const SampleView& sample, const FramesHint& frames,
+                   const Fingerprint& labels_fp);
+  // Add for a stack given by `frames` that is loaded whole as views first
+  // (cut to max_frames, inlined frames, or past the memory cap).
+  Status AddLoaded(SampleView sample, const FramesHint& frames, const Fingerprint& labels_fp);
+  // AddIds, after Advance and but for the count; `labels_fp` is
+  // FingerprintLabels(sample.labels).
+  Status AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp,
+                     uint32_t generation, WithDictionary with_dictionary);
   // What `imports` (imported_stacks_ or imported_label_sets_) holds for
   // dictionary id `id`: this profile's id, or kNotImported if not yet or if
   // `id` is not of the current generation.
@@ -470,8 +477,8 @@ class Profile {
   // the sample ends in the storage-full pseudo-sample. Labels not
   // `labels_checked` by the caller are validated here, in full only if
   // the label cache does not know them. `labels_fp` is
-  // FingerprintLabels(labels), from the caller (AddHinted computes it
-  // while the stack cache's slot is on its way).
+  // FingerprintLabels(labels), from the caller (Add and AddIds compute it
+  // first, to fetch the label cache's slot early).
   Status AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
                 absl::Span<const LabelView> labels, const Fingerprint& labels_fp,
                 int64_t timestamp_ns, bool labels_checked);
