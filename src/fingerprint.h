@@ -107,7 +107,7 @@ inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
 #ifdef STACKREC_AES_FINGERPRINT
   if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
     Fingerprint out;
-    fingerprint_aes::FingerprintLabels(labels.data(), labels.size(), &out.lo, &out.hi);
+    fingerprint_aes::FingerprintLabels(labels.data(), labels.size(), &out);
     return out;
   }
 #endif
@@ -261,7 +261,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FingerprintFrameArray(const Fram
 #ifdef STACKREC_AES_FINGERPRINT
   if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
     Fingerprint out;
-    fingerprint_aes::FingerprintFrames(frames, n, view, raw, hashes, &out.lo, &out.hi);
+    fingerprint_aes::FingerprintFrames(frames, n, view, raw, hashes, &out);
     return out;
   }
 #endif
