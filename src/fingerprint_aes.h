@@ -54,6 +54,7 @@
 #include <type_traits>
 
 #include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/string_view.h"
 #include "frame_strings.h"
 
@@ -105,7 +106,19 @@ STACKREC_AES_INLINE Block AbsorbBytes(Block state, absl::string_view s) {
   const char* p = s.data();
   size_t n = s.size();
   if (n > 16) {
-    for (; n > 32; p += 16, n -= 16) state = Absorb(state, Load128(p));
+    // Strings over 32 bytes are the rarer case: so marked, the compiler
+    // lays out 17 to 32 bytes (typical's names and files) straight on the
+    // frame loop's path, where it had jumped out to them and back, two
+    // taken jumps a string. BM_Add/typical/profile, pinned, alternating:
+    // 486 / 479 / 465 / 468 ns a sample → 458 / 454 / 451 / 453; known
+    // stacks (BM_AddKnown) 344 / 343 / 335 / 333 → 323 / 333 / 319 / 323.
+    if (ABSL_PREDICT_FALSE(n > 32)) {
+      do {
+        state = Absorb(state, Load128(p));
+        p += 16;
+        n -= 16;
+      } while (n > 32);
+    }
     // 17 to 32 bytes left: the first 16, then the last 16.
     return Absorb(Absorb(state, Load128(p)), Load128(p + n - 16));
   }
