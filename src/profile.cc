@@ -1093,23 +1093,27 @@ Status Profile::AddIdSample(const IdSampleView& sample, const Fingerprint& label
   if (generation != dict_generation_) SyncDictionary(generation);
   // The fast path: a stack and a label set imported in this generation, no
   // dictionary.
+  // With labels as strings, the key's home slot is fetched as soon as the
+  // stack's seed is known, with the seed the label set has if it was
+  // interned from these strings (as in Add): a stack imported by location
+  // ids has SeedOf their fingerprint (ImportLocationIds), one by stack id
+  // its own.
+  const bool by_labels_id = sample.labels_id != 0;
   uint32_t packed = kNotImported;
   Fingerprint fingerprint{};
   if (sample.stack_id != 0) {
     packed = Imported(imported_stacks_, sample.stack_id);
+    if (packed != kNotImported && !by_labels_id) {
+      key_index_.Prefetch(SeedsTag(stack_seeds_[packed & ~kTruncatedBit], SeedOf(labels_fp)));
+    }
   } else {
     fingerprint = FingerprintIds(sample.location_ids);
+    if (!by_labels_id) key_index_.Prefetch(SeedsTag(SeedOf(fingerprint), SeedOf(labels_fp)));
     if (auto it = imported_id_stacks_.find(fingerprint); it != imported_id_stacks_.end()) {
       packed = it->second;
     }
   }
-  const bool by_labels_id = sample.labels_id != 0;
   uint32_t labels = by_labels_id ? Imported(imported_label_sets_, sample.labels_id) : 0;
-  if (packed != kNotImported && !by_labels_id) {
-    // The key's home slot too, from the stack's seed and the one its label
-    // set has if it was interned from these strings (as in Add).
-    key_index_.Prefetch(SeedsTag(stack_seeds_[packed & ~kTruncatedBit], SeedOf(labels_fp)));
-  }
   bool over_memory = false;
   if (packed == kNotImported || labels == kNotImported) {
     const Status looked_up = with_dictionary([&](const Dictionary& dict) -> Status {
