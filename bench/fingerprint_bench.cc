@@ -17,6 +17,11 @@
 //   BM_Fingerprint/<kernel>  the same as copy, then the fingerprint of the buffer
 //                            with the portable or the aes kernel. Its time
 //                            less copy's is the fingerprint's.
+//   BM_Fingerprint/native_<copy or kernel>  the same, each frame given a
+//                            mapping (start, limit, offset, a shared
+//                            library's path and build id) after the copy, as
+//                            a native profiler's frames have: the hash's
+//                            other branch. Its time less native_copy's.
 //
 // Counters: ns_per_sample and ns_per_frame (66.7 frames a sample).
 // Run the Release build: build/release/bench/stackrec-bench-fingerprint
@@ -44,8 +49,23 @@ const stackrec_bench::Workload& Typical() {
 
 constexpr int kCopy = 0, kTouch = -1;
 
-// `kernel`: a FingerprintKernel, or kCopy or kTouch.
-void BM_Fingerprint(benchmark::State& state, int kernel) {
+// Gives every frame of `frames` a mapping, as a native profiler's frames
+// have one.
+void AddMappings(std::vector<stackrec_location>* frames) {
+  static constexpr char kLibrary[] = "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1.2";
+  static constexpr char kBuildId[] = "4f2d0c3b1a9e8d7c6b5a49382716051403f2e1d0";
+  for (stackrec_location& f : *frames) {
+    f.mapping.memory_start = 0x7f3a12400000;
+    f.mapping.memory_limit = 0x7f3a12800000;
+    f.mapping.file_offset = 0x1000;
+    f.mapping.filename = {kLibrary, sizeof kLibrary - 1};
+    f.mapping.build_id = {kBuildId, sizeof kBuildId - 1};
+  }
+}
+
+// `kernel`: a FingerprintKernel, or kCopy or kTouch; `native`: the frames
+// get mappings (AddMappings).
+void BM_Fingerprint(benchmark::State& state, int kernel, bool native) {
   const stackrec_bench::Workload& w = Typical();
   if (kernel > 0) {
     const auto k = static_cast<FingerprintKernel>(kernel);
@@ -66,9 +86,15 @@ void BM_Fingerprint(benchmark::State& state, int kernel) {
   };
   auto raw = [](stackrec_str s) { return stackrec::RawString{s.ptr, s.len}; };
   size_t next = 0, samples = 0, frames = 0;
+  std::vector<stackrec_location> native_frames;
   for (auto _ : state) {
-    const stackrec_sample& s = builder.Build(w.ticks()[next]);
+    stackrec_sample s = builder.Build(w.ticks()[next]);
     next = next + 1 == w.ticks().size() ? 0 : next + 1;
+    if (native) {
+      native_frames.assign(s.locations, s.locations + s.locations_len);
+      AddMappings(&native_frames);
+      s.locations = native_frames.data();
+    }
     stackrec::Fingerprint f;
     if (kernel == kCopy) {
       benchmark::DoNotOptimize(s.locations);
@@ -100,10 +126,14 @@ void BM_Fingerprint(benchmark::State& state, int kernel) {
       static_cast<double>(frames), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK_CAPTURE(BM_Fingerprint, copy, kCopy);
-BENCHMARK_CAPTURE(BM_Fingerprint, touch, kTouch);
-BENCHMARK_CAPTURE(BM_Fingerprint, portable, static_cast<int>(FingerprintKernel::kPortable));
-BENCHMARK_CAPTURE(BM_Fingerprint, aes, static_cast<int>(FingerprintKernel::kAes));
+BENCHMARK_CAPTURE(BM_Fingerprint, copy, kCopy, false);
+BENCHMARK_CAPTURE(BM_Fingerprint, touch, kTouch, false);
+BENCHMARK_CAPTURE(BM_Fingerprint, portable, static_cast<int>(FingerprintKernel::kPortable), false);
+BENCHMARK_CAPTURE(BM_Fingerprint, aes, static_cast<int>(FingerprintKernel::kAes), false);
+BENCHMARK_CAPTURE(BM_Fingerprint, native_copy, kCopy, true);
+BENCHMARK_CAPTURE(BM_Fingerprint, native_portable, static_cast<int>(FingerprintKernel::kPortable),
+                  true);
+BENCHMARK_CAPTURE(BM_Fingerprint, native_aes, static_cast<int>(FingerprintKernel::kAes), true);
 
 }  // namespace
 
