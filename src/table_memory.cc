@@ -88,13 +88,22 @@ class Chunks {
       if (void* p = TakeFree(n)) return p;
     }
     // No free range fits: map a chunk (outside the lock), then take from
-    // it. (If another thread freed a fitting range meanwhile, best fit may
-    // take that instead; the chunk then waits, untouched, for later ones.)
+    // it. If another thread freed a fitting range meanwhile, that range is
+    // taken and the chunk unmapped again: kept, it would stay mapped and
+    // entirely free, which only a free inside it can unmap (FreeLocked).
+    // Invariant: no chunk stays entirely free (CurrentUsage counts none
+    // once everything is freed).
     const size_t size = RoundUp(std::max(n, kChunkBytes), kHugePageBytes);
     const uintptr_t start = MapChunk(size);
     if (start == 0) throw std::bad_alloc();
     Poison(start, size);
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (void* p = TakeFree(n)) {
+      lock.unlock();
+      Unpoison(start, size);
+      munmap(reinterpret_cast<void*>(start), size);
+      return p;
+    }
     try {
       chunks_.emplace(start, size);
       free_.emplace(start, size);
