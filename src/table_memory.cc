@@ -100,8 +100,7 @@ class Chunks {
     std::unique_lock<std::mutex> lock(mu_);
     if (void* p = TakeFree(n)) {
       lock.unlock();
-      Unpoison(start, size);
-      munmap(reinterpret_cast<void*>(start), size);
+      Finish(Work{/*unmap=*/start, /*unmap_bytes=*/size});
       return p;
     }
     try {
