@@ -211,48 +211,85 @@ TEST_CASE("frames that differ in two fields at once have distinct 64-bit hashes"
   // that were too short before being combined let two such differences
   // cancel: with two AES rounds after a field's last block, frames
   // differing in the name's last byte and the start line's low byte
-  // shared their low 64 bits about once in 65,536 pairs.
-  const std::string name = "Mod4::Class124#method_998", file = "/app/lib/mod4/file_3.rb";
-  using Set = void (*)(stackrec_location*, std::string*, std::string*, uint8_t);
-  auto set_name_last = [](stackrec_location*, std::string* n, std::string*, uint8_t v) {
-    n->back() = static_cast<char>(v);
+  // shared their low 64 bits about once in 65,536 pairs. A native frame's
+  // mapping goes through chains of its own, tried likewise.
+  struct Texts {
+    std::string name = "Mod4::Class124#method_998", file = "/app/lib/mod4/file_3.rb",
+                system_name = "_ZN4Mod48Class12410method_998Ev",
+                path = "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1.2",
+                build_id = "4f2d0c3b1a9e8d7c6b5a49382716051403f2e1d0";
   };
-  auto set_file_last = [](stackrec_location*, std::string*, std::string* f, uint8_t v) {
-    f->back() = static_cast<char>(v);
+  using Set = void (*)(stackrec_location*, Texts*, uint8_t);
+  auto set_name_last = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->name.back() = static_cast<char>(v);
   };
-  auto set_name_first = [](stackrec_location*, std::string* n, std::string*, uint8_t v) {
-    n->front() = static_cast<char>(v);
+  auto set_file_last = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->file.back() = static_cast<char>(v);
   };
-  auto set_start_line = [](stackrec_location* l, std::string*, std::string*, uint8_t v) {
+  auto set_name_first = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->name.front() = static_cast<char>(v);
+  };
+  auto set_start_line = [](stackrec_location* l, Texts*, uint8_t v) {
     l->function.start_line = v;
   };
-  auto set_line = [](stackrec_location* l, std::string*, std::string*, uint8_t v) {
-    l->line = v;
-  };
-  auto set_address = [](stackrec_location* l, std::string*, std::string*, uint8_t v) {
+  auto set_line = [](stackrec_location* l, Texts*, uint8_t v) { l->line = v; };
+  auto set_address = [](stackrec_location* l, Texts*, uint8_t v) {
     l->address = uint64_t{v} << 8;
   };
-  const std::vector<std::pair<Set, Set>> pairs = {
-      {set_name_last, set_start_line}, {set_name_last, set_file_last},
-      {set_file_last, set_start_line}, {set_name_first, set_file_last},
-      {set_name_last, set_line},       {set_file_last, set_address}};
-  for (size_t p = 0; p < pairs.size(); ++p) {
-    INFO("pair of fields " << p);
+  auto set_system_name_last = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->system_name.back() = static_cast<char>(v);
+  };
+  auto set_path_last = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->path.back() = static_cast<char>(v);
+  };
+  auto set_build_id_last = [](stackrec_location*, Texts* t, uint8_t v) {
+    t->build_id.back() = static_cast<char>(v);
+  };
+  auto set_memory_start = [](stackrec_location* l, Texts*, uint8_t v) {
+    l->mapping.memory_start = 0x7f3a12400000 + (uint64_t{v} << 12);
+  };
+  auto set_file_offset = [](stackrec_location* l, Texts*, uint8_t v) {
+    l->mapping.file_offset = uint64_t{v} << 12;
+  };
+  struct Case {
+    Set first, second;
+    bool native;  // the frames have a mapping and a system name
+  };
+  const std::vector<Case> cases = {
+      {set_name_last, set_start_line, false},      {set_name_last, set_file_last, false},
+      {set_file_last, set_start_line, false},      {set_name_first, set_file_last, false},
+      {set_name_last, set_line, false},            {set_file_last, set_address, false},
+      {set_path_last, set_build_id_last, true},    {set_path_last, set_memory_start, true},
+      {set_build_id_last, set_file_offset, true},  {set_system_name_last, set_path_last, true},
+      {set_system_name_last, set_name_last, true}, {set_build_id_last, set_file_last, true},
+      {set_path_last, set_address, true}};
+  for (size_t c = 0; c < cases.size(); ++c) {
+    INFO("pair of fields " << c);
     // The strings of all frames live at once: a frame points into them.
-    std::vector<std::string> names, files;
+    std::vector<Texts> texts;
     std::vector<stackrec_location> frames;
-    names.reserve(65536);
-    files.reserve(65536);
+    texts.reserve(65536);
     for (int a = 0; a < 256; ++a) {
       for (int b = 0; b < 256; ++b) {
         stackrec_location f{};
-        std::string n = name, fl = file;
-        pairs[p].first(&f, &n, &fl, static_cast<uint8_t>(a));
-        pairs[p].second(&f, &n, &fl, static_cast<uint8_t>(b));
-        names.push_back(n);
-        files.push_back(fl);
-        f.function.name = Str(names.back());
-        f.function.filename = Str(files.back());
+        Texts t;
+        if (cases[c].native) {
+          f.mapping.memory_start = 0x7f3a12400000;
+          f.mapping.memory_limit = 0x7f3a12800000;
+          f.mapping.file_offset = 0x1000;
+          f.address = 0x7f3a12401234;
+        }
+        cases[c].first(&f, &t, static_cast<uint8_t>(a));
+        cases[c].second(&f, &t, static_cast<uint8_t>(b));
+        texts.push_back(std::move(t));
+        const Texts& kept = texts.back();
+        f.function.name = Str(kept.name);
+        f.function.filename = Str(kept.file);
+        if (cases[c].native) {
+          f.function.system_name = Str(kept.system_name);
+          f.mapping.filename = Str(kept.path);
+          f.mapping.build_id = Str(kept.build_id);
+        }
         frames.push_back(f);
       }
     }
@@ -348,6 +385,42 @@ TEST_CASE("every field of a frame is part of its hash") {
   for (size_t i = 0; i < changed.size(); ++i) {
     INFO("change " << i);
     CHECK_FALSE(OfStructs({changed[i]}) == original);
+  }
+}
+
+TEST_CASE("a native frame's strings count apart: moved or split otherwise, they hash otherwise") {
+  const EachKernel kernel;
+  const std::string name = "rb_vm_exec", path = "/usr/lib/libruby.so.3.1",
+                    build_id = "4f2d0c3b1a9e", system_name = "_Z10rb_vm_execv", empty;
+  stackrec_location base{};
+  base.function.name = Str(name);
+  base.function.system_name = Str(system_name);
+  base.mapping.memory_start = 0x7f3a12400000;
+  base.mapping.memory_limit = 0x7f3a12800000;
+  base.mapping.file_offset = 0x1000;
+  base.mapping.filename = Str(path);
+  base.mapping.build_id = Str(build_id);
+  base.address = 0x7f3a12401234;
+  const Fingerprint original = OfStructs({base});
+  const std::string joined = path + build_id, path_short = path.substr(0, path.size() - 1),
+                    build_id_long = path.substr(path.size() - 1) + build_id;
+  std::vector<stackrec_location> changed(6, base);
+  changed[0].mapping.filename = Str(build_id);  // the two swapped
+  changed[0].mapping.build_id = Str(path);
+  changed[1].mapping.filename = Str(joined);  // all in the path
+  changed[1].mapping.build_id = Str(empty);
+  changed[2].mapping.filename = Str(path_short);  // split a byte earlier
+  changed[2].mapping.build_id = Str(build_id_long);
+  changed[3].function.system_name = Str(path);  // system name and path swapped
+  changed[3].mapping.filename = Str(system_name);
+  changed[4].function.system_name = Str(empty);  // the system name as the build id
+  changed[4].mapping.build_id = Str(system_name);
+  changed[5].mapping.memory_start = 0;  // the mapping's integers alone differ
+  changed[5].mapping.memory_limit = 0x400000;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    INFO("change " << i);
+    CHECK_FALSE(OfStructs({changed[i]}) == original);
+    CHECK(OfStructs({changed[i]}) == OfViews({ToView(changed[i])}));
   }
 }
 
