@@ -716,7 +716,14 @@ class Profile {
   std::vector<uint32_t> scratch_locations_;
   // InternStack's new locations: a frame's index, and the location to
   // intern for it once all of them are prefetched.
-  std::vector<std::pair<size_t, Location>> scratch_new_locations_;
+  // A frame InternStack does not know, between its passes.
+  struct NewLocation {
+    size_t index;
+    uint64_t function_hash;  // if it has a function
+    FunctionView function;   // the frame's (views into the caller's strings)
+    Location loc;            // its function set in the second pass
+  };
+  std::vector<NewLocation> scratch_new_locations_;
   std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<uint32_t> scratch_frame_indices_;
   std::vector<Label> scratch_labels_;
