@@ -47,11 +47,18 @@ Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
 }
 
 uint64_t HashFunction(const FunctionView& function) {
+  // The frame hash alone, without the one-frame chain FingerprintFrames
+  // would fold it into and throw away: one call a new location.
   LocationView frame;
   frame.function = function;
-  uint64_t hash;
-  FingerprintFrames(absl::MakeConstSpan(&frame, 1), &hash);
-  return hash;
+  auto view = [](absl::string_view s) { return s; };
+  auto raw = [](absl::string_view s) { return RawString{s.data(), s.size()}; };
+#ifdef STACKREC_AES_FINGERPRINT
+  if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
+    return fingerprint_aes::FrameHash64(frame, view, raw);
+  }
+#endif
+  return fingerprint_internal::HashFrame(frame, view, raw);
 }
 
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {

@@ -182,6 +182,13 @@ STACKREC_AES_INLINE uint64_t Low64(Block b) {
   return static_cast<uint64_t>(_mm_cvtsi128_si64(b));
 }
 
+// A frame's 64-bit hash, as FingerprintFrames stores it: for a frame
+// hashed alone (HashFunction).
+template <typename Frame, typename View, typename Raw>
+STACKREC_AES_TARGET uint64_t FrameHash64(const Frame& f, View view, Raw raw) {
+  return Low64(HashFrame(f, view, raw));
+}
+
 // The starting state of a chain that folds `n` hashes (Fold), from the
 // chain's own seed: the count goes in first, so that no sequence is a
 // prefix of another's chain.

@@ -388,6 +388,26 @@ TEST_CASE("every field of a frame is part of its hash") {
   }
 }
 
+TEST_CASE("a function's hash is the frame hash of a frame that holds only that function") {
+  const EachKernel kernel;
+  const std::vector<std::string> texts = Texts();
+  for (size_t i = 0; i < texts.size(); ++i) {
+    INFO("text " << i);
+    LocationView frame;
+    frame.function.name = texts[i];
+    frame.function.filename = texts[(i + 5) % texts.size()];
+    frame.function.system_name = i % 2 == 0 ? absl::string_view() : texts[(i + 3) % texts.size()];
+    frame.function.start_line = static_cast<int64_t>(i);
+    uint64_t hash = 0;
+    stackrec::FingerprintFrames({frame}, &hash);
+    CHECK(stackrec::HashFunction(frame.function) == hash);
+    // A frame with more than its function hashes otherwise.
+    frame.line = 3;
+    stackrec::FingerprintFrames({frame}, &hash);
+    CHECK_FALSE(stackrec::HashFunction(frame.function) == hash);
+  }
+}
+
 TEST_CASE("a native frame's strings count apart: moved or split otherwise, they hash otherwise") {
   const EachKernel kernel;
   const std::string name = "rb_vm_exec", path = "/usr/lib/libruby.so.3.1",
