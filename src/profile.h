@@ -714,8 +714,6 @@ class Profile {
   std::vector<LocationView> scratch_truncated_;
   std::string truncated_name_;
   std::vector<uint32_t> scratch_locations_;
-  // InternStack's new locations: a frame's index, and the location to
-  // intern for it once all of them are prefetched.
   // A frame InternStack does not know, between its passes.
   struct NewLocation {
     size_t index;
@@ -723,6 +721,8 @@ class Profile {
     FunctionView function;   // the frame's (views into the caller's strings)
     Location loc;            // its function set in the second pass
   };
+  // InternStack's new locations, interned once all of their functions'
+  // and then their own slots are prefetched.
   std::vector<NewLocation> scratch_new_locations_;
   std::vector<uint64_t> scratch_frame_hashes_;
   std::vector<uint32_t> scratch_frame_indices_;
