@@ -39,11 +39,19 @@ void SetFingerprintKernelForTesting(FingerprintKernel kernel) {
                                             std::memory_order_relaxed);
 }
 
+namespace {
+
+// A LocationView's strings as the frame hashes take them (fingerprint.h,
+// HashFrame): already views, so the view is the string and the raw string
+// its pointer and size.
+constexpr auto kViewOf = [](absl::string_view s) { return s; };
+constexpr auto kRawOf = [](absl::string_view s) { return RawString{s.data(), s.size()}; };
+
+}  // namespace
+
 Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
                               uint64_t* frame_hashes) {
-  return FingerprintFrameArray(
-      frames.data(), frames.size(), [](absl::string_view s) { return s; },
-      [](absl::string_view s) { return RawString{s.data(), s.size()}; }, frame_hashes);
+  return FingerprintFrameArray(frames.data(), frames.size(), kViewOf, kRawOf, frame_hashes);
 }
 
 uint64_t HashFunction(const FunctionView& function) {
@@ -51,14 +59,12 @@ uint64_t HashFunction(const FunctionView& function) {
   // would fold it into and throw away: one call a new location.
   LocationView frame;
   frame.function = function;
-  auto view = [](absl::string_view s) { return s; };
-  auto raw = [](absl::string_view s) { return RawString{s.data(), s.size()}; };
 #ifdef STACKREC_AES_FINGERPRINT
   if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
-    return fingerprint_aes::FrameHash64(frame, view, raw);
+    return fingerprint_aes::FrameHash64(frame, kViewOf, kRawOf);
   }
 #endif
-  return fingerprint_internal::HashFrame(frame, view, raw);
+  return fingerprint_internal::HashFrame(frame, kViewOf, kRawOf);
 }
 
 Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {

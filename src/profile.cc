@@ -422,27 +422,26 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
     scratch_locations_.push_back(0);
   }
   for (NewLocation& n : scratch_new_locations_) {
-    if (IsNoFunction(n.function)) {
-      locations_.Prefetch(n.loc);
-      continue;
-    }
     // Invariant: every function in function_cache_ was interned from
     // content that passed the UTF-8 checks, and the same hash means the
     // same content (fingerprint.h's odds).
-    if (auto it = function_cache_.find(n.function_hash); it != function_cache_.end()) {
-      n.loc.function = it->second;
-    } else {
-      Function fn;
-      fn.start_line = n.function.start_line;
-      STACKREC_RETURN_IF_ERROR(
-          InternString(n.function.name, kWhat, n.index, "function.name", &fn.name));
-      STACKREC_RETURN_IF_ERROR(InternString(n.function.system_name, kWhat, n.index,
-                                            "function.system_name", &fn.system_name));
-      STACKREC_RETURN_IF_ERROR(
-          InternString(n.function.filename, kWhat, n.index, "function.filename", &fn.filename));
-      const uint32_t function = functions_.Intern(fn);
-      EmplaceGrowingFirst(function_cache_, n.function_hash, function);
-      n.loc.function = function;
+    // A frame without a function stays its address alone (loc.function 0).
+    if (!IsNoFunction(n.function)) {
+      if (auto it = function_cache_.find(n.function_hash); it != function_cache_.end()) {
+        n.loc.function = it->second;
+      } else {
+        Function fn;
+        fn.start_line = n.function.start_line;
+        STACKREC_RETURN_IF_ERROR(
+            InternString(n.function.name, kWhat, n.index, "function.name", &fn.name));
+        STACKREC_RETURN_IF_ERROR(InternString(n.function.system_name, kWhat, n.index,
+                                              "function.system_name", &fn.system_name));
+        STACKREC_RETURN_IF_ERROR(InternString(n.function.filename, kWhat, n.index,
+                                              "function.filename", &fn.filename));
+        const uint32_t function = functions_.Intern(fn);
+        EmplaceGrowingFirst(function_cache_, n.function_hash, function);
+        n.loc.function = function;
+      }
     }
     // Interned in the third pass, once every new location's slot is on its
     // way: a new stack's few new locations (typical: 6 of 70 frames) each
