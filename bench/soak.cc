@@ -7,10 +7,16 @@
 // each cycle. What a profile no longer uses must be freed, so the RSS must
 // stay within 2 times the RSS after the 10th cycle.
 //
-//   build/release/bench/stackrec-soak [--cycles 1000] [--quiet]
+// With --ids the same samples go through the pre-interned path: every
+// cycle interns its functions, locations and stacks, records by stack id,
+// and ends with forget_ids, as a runtime that drops its ids on a code
+// reload does (the header's "Memory" rule). Without the forget the
+// dictionary would keep every cycle's functions and the bound would break.
 //
-// Exits 1 if the bound is broken (the CTest soak_rss_stays_bounded runs
-// 100 cycles), 2 on a stackrec error.
+//   build/release/bench/stackrec-soak [--cycles 1000] [--ids] [--quiet]
+//
+// Exits 1 if the bound is broken (the CTests soak_rss_stays_bounded and
+// soak_ids_rss_stays_bounded run 100 cycles), 2 on a stackrec error.
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,18 +49,51 @@ long RssKiB() {
   std::exit(2);
 }
 
+// Records a sample of `frames` by stack id: each frame's function and
+// location interned (interning equal content again gives the id an earlier
+// sample of the cycle got), then the stack.
+void RecordById(stackrec_recorder* recorder, const std::vector<stackrec_location>& frames,
+                const int64_t* values, const stackrec_label& label) {
+  std::vector<uint32_t> locations(frames.size());
+  for (size_t d = 0; d < frames.size(); ++d) {
+    uint32_t function = 0;
+    if (stackrec_recorder_intern_function(recorder, &frames[d].function, &function) !=
+        STACKREC_OK) {
+      Die("intern_function");
+    }
+    stackrec_interned_location location = {};
+    location.function_id = function;
+    location.line = frames[d].line;
+    if (stackrec_recorder_intern_location(recorder, &location, &locations[d]) != STACKREC_OK) {
+      Die("intern_location");
+    }
+  }
+  stackrec_id_sample sample = {};
+  if (stackrec_recorder_intern_stack(recorder, locations.data(), locations.size(),
+                                     &sample.stack_id) != STACKREC_OK) {
+    Die("intern_stack");
+  }
+  sample.values = values;
+  sample.values_len = 2;
+  sample.labels = &label;
+  sample.labels_len = 1;
+  if (stackrec_recorder_record_ids(recorder, &sample) != STACKREC_OK) Die("record_ids");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int cycles = 1000;
-  bool quiet = false;
+  bool quiet = false, ids = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
       cycles = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
+    } else if (std::strcmp(argv[i], "--ids") == 0) {
+      ids = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--cycles N] [--quiet]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--cycles N] [--ids] [--quiet]\n", argv[0]);
       return 2;
     }
   }
@@ -93,9 +132,14 @@ int main(int argc, char** argv) {
       stackrec_label label = {};
       label.key = Str("thread id");
       label.num = i % 8;
-      stackrec_sample sample = {frames.data(), frames.size(), values, 2, &label, 1, 0};
-      if (stackrec_recorder_record(recorder, &sample) != STACKREC_OK) Die("record");
+      if (ids) {
+        RecordById(recorder, frames, values, label);
+      } else {
+        stackrec_sample sample = {frames.data(), frames.size(), values, 2, &label, 1, 0};
+        if (stackrec_recorder_record(recorder, &sample) != STACKREC_OK) Die("record");
+      }
     }
+    if (ids && stackrec_recorder_forget_ids(recorder) != STACKREC_OK) Die("forget_ids");
     stackrec_encoded* encoded = nullptr;
     if (stackrec_recorder_serialize(recorder, nullptr, &encoded) != STACKREC_OK) {
       Die("serialize");
