@@ -22,8 +22,9 @@
 // as a sampler ticking every 10 ms does. Each thread's timeline alternates
 // idle stretches with requests (local root spans): 2,000 spans, each on one
 // thread (span i on thread i % 16), covering half of the samples, each span
-// going to one of 200 endpoints. Labels: `thread id` (numeric), `thread name`
-// (string) and, inside a span, `local root span id` (numeric). Values:
+// going to one of 200 endpoints (with a skew, each endpoint serving at least
+// one span). Labels: `thread id` (numeric), `thread name` (string) and,
+// inside a span, `local root span id` (numeric). Values:
 // cpu-time (ns), cpu-samples (1), wall-time (ns), alloc-samples (0 or 1).
 //
 // Everything is precomputed: the frames as stackrec_location records pointing
