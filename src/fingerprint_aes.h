@@ -152,6 +152,7 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   // 435 / 428 / 436 / 431, known stacks 312 / 310 / 314 / 309 → 305 / 303 /
   // 310 / 308 (pinned, alternating).
   if (ABSL_PREDICT_FALSE(HasMappingOrSystemName(f, raw))) {
+    ReloadFrameFields();
     const absl::string_view fn_system_name = view(f.function.system_name);
     const absl::string_view map_filename = view(f.mapping.filename);
     const absl::string_view map_build_id = view(f.mapping.build_id);
