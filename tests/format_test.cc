@@ -132,11 +132,9 @@ TEST_CASE("mappings, addresses and build ids round trip") {
   REQUIRE(out.sample_size() == 1);
   const auto& s = out.sample(0);
   REQUIRE(s.location_id_size() == 3);
-  std::map<uint64_t, const perftools::profiles::Location*> by_id;
-  for (const auto& l : out.location()) by_id[l.id()] = &l;
-  const auto& l0 = *by_id.at(s.location_id(0));
-  const auto& l1 = *by_id.at(s.location_id(1));
-  const auto& l2 = *by_id.at(s.location_id(2));
+  const auto& l0 = FindLocation(out, s.location_id(0));
+  const auto& l1 = FindLocation(out, s.location_id(1));
+  const auto& l2 = FindLocation(out, s.location_id(2));
   CHECK(l0.address() == 0x405678);
   CHECK(l0.mapping_id() == m.id());
   CHECK(l0.line_size() == 0);  // address only: a viewer symbolizes it

@@ -34,8 +34,6 @@ std::string Str(const Profile& p, int64_t index) {
   return p.string_table(static_cast<int>(index));
 }
 
-namespace {
-
 const perftools::profiles::Location& FindLocation(const Profile& p, uint64_t id) {
   for (const auto& l : p.location()) {
     if (l.id() == id) return l;
@@ -51,8 +49,6 @@ const perftools::profiles::Function& FindFunction(const Profile& p, uint64_t id)
   FAIL("function id " << id << " is not defined");
   return p.function(0);
 }
-
-}  // namespace
 
 std::vector<std::string> FrameNames(const Profile& p, const Sample& s) {
   std::vector<std::string> names;

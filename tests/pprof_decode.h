@@ -32,6 +32,11 @@ Profile Decode(const uint8_t* data, size_t size);
 // string_table[index], checking the index is in range.
 std::string Str(const Profile& p, int64_t index);
 
+// The location (function) with this id; fails the current test if the
+// profile defines none.
+const perftools::profiles::Location& FindLocation(const Profile& p, uint64_t id);
+const perftools::profiles::Function& FindFunction(const Profile& p, uint64_t id);
+
 // Function names of a sample's frames, leaf first, as pprof shows them: a
 // location's lines in order (an inlined callee before its caller), and ""
 // for an address-only location.

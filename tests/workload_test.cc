@@ -246,17 +246,13 @@ void CheckProfileOf(const Workload& w, const Profile& p) {
     CHECK(s.value(static_cast<int>(i)) == expected[i]);
   }
   // Each frame's file and line too, leaf first.
-  std::map<uint64_t, const perftools::profiles::Location*> locations;
-  std::map<uint64_t, const perftools::profiles::Function*> functions;
-  for (const auto& l : p.location()) locations[l.id()] = &l;
-  for (const auto& f : p.function()) functions[f.id()] = &f;
   for (int d = 0; d < s.location_id_size(); ++d) {
     const stackrec_location& want = w.locations()[w.frames(first.stack)[d]];
-    const perftools::profiles::Location* loc = locations.at(s.location_id(d));
-    REQUIRE(loc->line_size() == 1);
-    CHECK(loc->line(0).line() == want.line);
-    CHECK(stackrec_test::Str(p, functions.at(loc->line(0).function_id())->filename()) ==
-          View(want.function.filename));
+    const perftools::profiles::Location& loc = stackrec_test::FindLocation(p, s.location_id(d));
+    REQUIRE(loc.line_size() == 1);
+    CHECK(loc.line(0).line() == want.line);
+    CHECK(stackrec_test::Str(p, stackrec_test::FindFunction(p, loc.line(0).function_id())
+                                    .filename()) == View(want.function.filename));
   }
   CHECK(stackrec_test::StrLabel(p, s, stackrec_bench::kThreadNameKey) ==
         w.thread_name(first.thread));
