@@ -177,6 +177,7 @@ void Profile::Reset(int64_t start_ns) {
   label_cache_ = {};
   frame_cache_ = {};
   function_cache_ = {};
+  frame_locations_ = 0;
   rows_.Clear();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
@@ -217,6 +218,7 @@ void Profile::Compact() {
   TablesChanged();
   frame_cache_ = {};
   function_cache_ = {};
+  frame_locations_ = 0;
   // The stacks are the largest table, and its room to grow is idle until
   // the program runs new code.
   stacks_.ShrinkToFit();
@@ -375,6 +377,8 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
   static constexpr const char* kWhat = "sample.locations";
   scratch_locations_.clear();
   scratch_new_locations_.clear();
+  // Whether a new frame with a function can be appended (frame_locations_).
+  const bool append = frame_locations_ + 1 == locations_.size();
   for (size_t i = 0; i < kCacheAhead && i < n; ++i) frame_cache_.prefetch(frame_hashes[i]);
   for (size_t i = 0; i < n; ++i) {
     if (i + kCacheAhead < n) frame_cache_.prefetch(frame_hashes[i + kCacheAhead]);
@@ -446,11 +450,26 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
     // Interned in the third pass, once every new location's slot is on its
     // way: a new stack's few new locations (typical: 6 of 70 frames) each
     // missed the cache on the location index, one after the other.
-    locations_.Prefetch(n.loc);
+    if (!append || n.loc.function == 0) locations_.Prefetch(n.loc);
   }
   for (const NewLocation& n : scratch_new_locations_) {
-    const uint32_t location = locations_.Intern(n.loc);
-    EmplaceGrowingFirst(frame_cache_, frame_hashes[n.index], location);
+    const uint64_t hash = frame_hashes[n.index];
+    uint32_t location;
+    if (append && n.loc.function != 0) {
+      // New, unless an earlier frame of this stack was the same one
+      // (recursion): the cache has it then. Both grow first, so that
+      // either both take the location or neither does.
+      locations_.ReserveOne();
+      GrowBeforeInsert(frame_cache_);
+      const auto [it, added] = frame_cache_.try_emplace(hash, locations_.next_id());
+      if (added) locations_.Append(n.loc);
+      location = it->second;
+    } else {
+      location = locations_.Intern(n.loc);
+      EmplaceGrowingFirst(frame_cache_, hash, location);
+    }
+    // Now in the cache (or it was already, at or below the count).
+    if (location == frame_locations_ + 1) ++frame_locations_;
     scratch_locations_[n.index] = location;
   }
   *id = InternStackIds(scratch_locations_, seed);

@@ -685,6 +685,16 @@ class Profile {
   // a known function (most of them: a function is seen at several lines)
   // then interns none of its strings.
   TableMap<uint64_t, uint32_t> function_cache_;
+  // Invariant: locations 1 to frame_locations_ are each in frame_cache_,
+  // under the hash of a frame they are the location of (InternStack counts
+  // them as it puts them there; emptying the cache sets it to 0). While
+  // that is all of locations_, a frame with a function that the cache does
+  // not know has a location not in locations_ yet: a frame's content gives
+  // one location, and a location with a function one content (a frame
+  // without a function drops its line). So InternStack appends it without
+  // looking it up (ValueTable::Append), and the location index is not
+  // built: typical's first interval, 29,706 locations.
+  size_t frame_locations_ = 0;
 
   // What was imported from dictionary generation dict_generation_: a
   // dictionary index -> this profile's id, kNotImported if not yet (stack

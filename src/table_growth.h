@@ -34,14 +34,17 @@
 
 namespace stackrec {
 
+// How many elements a table of `capacity` slots holds before absl grows
+// it: 7/8 of its capacity (absl's CapacityToGrowth; a capacity of 7 holds
+// 6, as absl's does where groups are 8 bytes wide; elsewhere that grows
+// one insert early). A capacity of 0 holds none.
+inline size_t GrowthOf(size_t capacity) { return capacity == 7 ? 6 : capacity - capacity / 8; }
+
 // Whether the next insert of a new key would make absl grow `t`: its size
-// has reached 7/8 of its capacity (absl's CapacityToGrowth; a capacity of
-// 7 is taken as full at 6, as absl does where groups are 8 bytes wide;
-// elsewhere that grows one insert early). A capacity of 0 is full.
+// has reached GrowthOf its capacity.
 template <typename Table>
 bool FullForInsert(const Table& t) {
-  const size_t capacity = t.capacity();
-  return t.size() >= (capacity == 7 ? 6 : capacity - capacity / 8);
+  return t.size() >= GrowthOf(t.capacity());
 }
 
 // Before an insert of a key not in `t`: grows a full `t` to absl's next
@@ -61,15 +64,24 @@ auto EmplaceGrowingFirst(Table& t, Args&&... args) {
   return t.emplace(std::forward<Args>(args)...);
 }
 
-// GrowBeforeInsert for an index holding ids [first, end), refilled in id
-// order.
+// Makes room in an index holding ids [first, end) for `count` elements in
+// all: grows it, if need be, to the capacity absl's growth would reach (a
+// series of 2 × capacity + 1), refilled in id order; throws std::bad_alloc
+// with `index` as it was.
 template <typename Index>
-void GrowIndexBeforeInsert(Index& index, uint32_t first, uint32_t end) {
-  if (!FullForInsert(index)) return;
-  Index grown(2 * index.capacity() + 1, index.hash_function(), index.key_eq(),
-              index.get_allocator());
+void GrowIndexFor(Index& index, uint32_t first, uint32_t end, size_t count) {
+  size_t capacity = index.capacity();
+  while (GrowthOf(capacity) < count) capacity = 2 * capacity + 1;
+  if (capacity == index.capacity()) return;
+  Index grown(capacity, index.hash_function(), index.key_eq(), index.get_allocator());
   for (uint32_t id = first; id < end; ++id) grown.insert(id);
   index.swap(grown);
+}
+
+// GrowBeforeInsert for an index holding ids [first, end).
+template <typename Index>
+void GrowIndexBeforeInsert(Index& index, uint32_t first, uint32_t end) {
+  GrowIndexFor(index, first, end, index.size() + 1);
 }
 
 }  // namespace stackrec

@@ -264,3 +264,21 @@ TEST_CASE("stacks deeper than c_api hashes on the stack aggregate and keep every
   CHECK(ValuesOf(SampleWithFrames(out, over_names)) == Values{20, 40, 60});
   CHECK(ValuesOf(SampleWithFrames(out, other_names)) == Values{200, 400, 600});
 }
+
+TEST_CASE("a frame that recurs within a new stack is one location") {
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Frame("visit", "tree.rb", 12).Frame("walk", "tree.rb", 30);
+  b.Frame("visit", "tree.rb", 12).Frame("walk", "tree.rb", 30);
+  b.Frame("main", "app.rb", 3).Values({5, 1, 5});
+  Add(p.get(), b);
+  const Profile out = SerializeAndDecode(p.get());  // CheckInvariants: no location twice
+  REQUIRE(out.sample_size() == 1);
+  const Sample& s = out.sample(0);
+  CHECK(FrameNames(out, s) == Strings{"visit", "walk", "visit", "walk", "main"});
+  REQUIRE(s.location_id_size() == 5);
+  CHECK(s.location_id(0) == s.location_id(2));
+  CHECK(s.location_id(1) == s.location_id(3));
+  CHECK(out.location_size() == 3);
+  CHECK(out.function_size() == 3);
+}

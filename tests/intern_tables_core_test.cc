@@ -130,3 +130,51 @@ TEST_CASE("a value table's index grows by reading its items in id order") {
   // 20,000 ids: the growths took absl's steps.
   CHECK(table.MemoryBytes() == 32768 * sizeof(Recorded) + 32767 * (sizeof(uint32_t) + 1));
 }
+
+TEST_CASE("a value table's appended items are indexed, in id order, at the next lookup") {
+  ValueTable<Recorded> table;
+  std::vector<uint32_t> log;
+  hashed = &log;
+  // Appends hash nothing and build no index: the table's memory is its
+  // items alone.
+  for (uint32_t i = 1; i <= 5000; ++i) {
+    table.ReserveOne();
+    REQUIRE(table.next_id() == i);
+    REQUIRE(table.Append(Recorded{i}) == i);
+  }
+  CHECK(log.empty());
+  CHECK(table.MemoryBytes() == 8192 * sizeof(Recorded));
+
+  // The next Intern indexes them all first, reading them in id order, at
+  // once at the capacity 5,000 ids need (no growth in between), then finds
+  // its value among them.
+  REQUIRE(table.Intern(Recorded{4321}) == 4321);
+  // (Where assertions are on, absl hashes each insert's key twice.)
+  log.erase(std::unique(log.begin(), log.end()), log.end());
+  std::vector<uint32_t> in_order(5000);
+  for (uint32_t k = 0; k < 5000; ++k) in_order[k] = k + 1;
+  in_order.push_back(4321);  // the lookup's own
+  CHECK(log == in_order);
+  CHECK(table.MemoryBytes() == 8192 * sizeof(Recorded) + 8191 * (sizeof(uint32_t) + 1));
+
+  // Interning and appending mix: a new value interned gets the next id,
+  // then appends go on from there and a lookup finds each.
+  log.clear();
+  REQUIRE(table.Intern(Recorded{5001}) == 5001);
+  table.ReserveOne();
+  REQUIRE(table.Append(Recorded{5002}) == 5002);
+  table.ReserveOne();
+  REQUIRE(table.Append(Recorded{5003}) == 5003);
+  hashed = nullptr;
+  for (uint32_t i = 1; i <= 5003; ++i) REQUIRE(table.Find(Recorded{i}) == i);
+  CHECK(table.Find(Recorded{5004}) == 0);
+  REQUIRE(table.Intern(Recorded{5003}) == 5003);
+  CHECK(table.size() == 5004);
+
+  // Clear starts over: nothing appended before is looked up again.
+  table.Clear();
+  table.ReserveOne();
+  REQUIRE(table.Append(Recorded{7}) == 1);
+  CHECK(table.Find(Recorded{7}) == 1);
+  CHECK(table.Find(Recorded{1}) == 0);
+}

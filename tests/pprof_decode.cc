@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <set>
+#include <string>
 
 #include "catch2/catch.hpp"
 
@@ -123,17 +124,32 @@ void CheckInvariants(const Profile& p) {
     use(m.filename());
     use(m.build_id());
   }
+  std::set<std::string> function_contents;
   for (const auto& f : p.function()) {
     REQUIRE(f.id() != 0);
     REQUIRE(function_ids.insert(f.id()).second);
+    const std::string content = std::to_string(f.name()) + " " + std::to_string(f.system_name()) +
+                                " " + std::to_string(f.filename()) + " " +
+                                std::to_string(f.start_line());
+    INFO("function " << f.id() << ": name system_name filename start_line " << content);
+    CHECK(function_contents.insert(content).second);
     use(f.name());
     use(f.system_name());
     use(f.filename());
   }
   std::set<uint64_t> used_mappings, used_functions, used_locations;
+  // A location's content: written once, whichever way its frames came.
+  std::set<std::string> location_contents;
   for (const auto& l : p.location()) {
     REQUIRE(l.id() != 0);
     REQUIRE(location_ids.insert(l.id()).second);
+    std::string content = std::to_string(l.mapping_id()) + " " + std::to_string(l.address()) +
+                          (l.is_folded() ? " folded" : "");
+    for (const auto& line : l.line()) {
+      content += " " + std::to_string(line.function_id()) + ":" + std::to_string(line.line());
+    }
+    INFO("location " << l.id() << ": mapping address lines " << content);
+    CHECK(location_contents.insert(content).second);
     if (l.mapping_id() != 0) {
       REQUIRE(mapping_ids.count(l.mapping_id()) == 1);
       used_mappings.insert(l.mapping_id());

@@ -242,3 +242,32 @@ TEST_CASE("what a slot carries over between its profiles never shows in a later 
     CHECK(t.profile.function_size() == 2);
   }
 }
+
+TEST_CASE("a slot's known frames in a new stack after a flip are its old locations") {
+  Options o;
+  auto r = NewRecorder(o.opts);
+  // Every round a new stack over the same two callers, and the stacks of
+  // the rounds before: after each flip the slot's frame lookups start
+  // empty while its locations stay, so the callers are found by content.
+  std::vector<SampleBuilder> stacks(6);
+  for (int round = 0; round < 6; ++round) {
+    stacks[static_cast<size_t>(round)]
+        .Frame("leaf_" + std::to_string(round), "leaf.rb", round + 1)
+        .Frame("handle", "server.rb", 40)
+        .Frame("main", "app.rb", 3)
+        .Values({1, 1, 1});
+    for (int i = 0; i <= round; ++i) Record(r.get(), stacks[static_cast<size_t>(i)]);
+    const Taken t = Take(r.get());  // CheckInvariants: no location twice
+    REQUIRE(t.profile.sample_size() == round + 1);
+    CHECK(t.profile.location_size() == round + 3);
+    CHECK(t.profile.function_size() == round + 3);
+    const Sample& newest = SampleWithFrames(
+        t.profile, {"leaf_" + std::to_string(round), "handle", "main"});
+    CHECK(newest.value(0) == 1);
+    for (const auto& s : t.profile.sample()) {
+      REQUIRE(s.location_id_size() == 3);
+      CHECK(s.location_id(1) == newest.location_id(1));
+      CHECK(s.location_id(2) == newest.location_id(2));
+    }
+  }
+}
