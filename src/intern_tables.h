@@ -145,23 +145,32 @@ class SpanTable {
   SpanTable& operator=(const SpanTable&) = delete;
 
   uint32_t Intern(absl::Span<const E> seq) {
+    CatchUp();
     auto it = index_.find(seq);
     if (it != index_.end()) return *it;
     // Grow everything first: if an allocation throws, nothing has changed,
     // and nothing after them can throw (table_growth.h).
     ReserveFor(spans_, 1);
     GrowIndexBeforeInsert(index_, 0, static_cast<uint32_t>(spans_.size()));
-    E* const at = Room(seq.size());
-    std::uninitialized_copy(seq.begin(), seq.end(), at);
-    const auto id = static_cast<uint32_t>(spans_.size());
-    spans_.emplace_back(at, seq.size());
+    const uint32_t id = Store(seq);
     index_.insert(id);
-    chunk_used_ += seq.size();
+    indexed_end_ = id + 1;
     return id;
   }
 
+  // Adds `seq`, which its caller knows is not in the table (Profile's
+  // frame path: see Profile::cache_stacks_), without looking it up or
+  // indexing it, as ValueTable::Append does: the next lookup by content
+  // (Intern, Find) first indexes what was appended, in id order. Throws
+  // std::bad_alloc with nothing changed if memory is short.
+  uint32_t Append(absl::Span<const E> seq) {
+    ReserveFor(spans_, 1);
+    return Store(seq);
+  }
+
   // The id of `seq`, or ~0 if it was never interned.
-  uint32_t Find(absl::Span<const E> seq) const {
+  uint32_t Find(absl::Span<const E> seq) {
+    CatchUp();
     auto it = index_.find(seq);
     return it == index_.end() ? ~uint32_t{0} : *it;
   }
@@ -184,6 +193,7 @@ class SpanTable {
     chunk_size_ = 0;
     std::vector<absl::Span<const E>>().swap(spans_);
     index_ = Index(0, Hash{this}, Eq{this});
+    indexed_end_ = 0;
     Intern({});  // id 0: the empty sequence
   }
 
@@ -215,6 +225,26 @@ class SpanTable {
       chunk_used_ = 0;
     }
     return chunks_.empty() ? nullptr : chunks_.back().get() + chunk_used_;
+  }
+
+  // Copies `seq` into the pool and gives it the next id; spans_ has room
+  // for it. Throws std::bad_alloc with nothing changed if a new chunk
+  // cannot be had; nothing after that can throw.
+  uint32_t Store(absl::Span<const E> seq) {
+    E* const at = Room(seq.size());
+    std::uninitialized_copy(seq.begin(), seq.end(), at);
+    const auto id = static_cast<uint32_t>(spans_.size());
+    spans_.emplace_back(at, seq.size());
+    chunk_used_ += seq.size();
+    return id;
+  }
+
+  // Invariant: the index holds ids [0, indexed_end_), and every lookup by
+  // content comes after CatchUp (ValueTable's).
+  void CatchUp() {
+    if (indexed_end_ == spans_.size()) return;
+    GrowIndexFor(index_, 0, indexed_end_, spans_.size());
+    for (; indexed_end_ < spans_.size(); ++indexed_end_) index_.insert(indexed_end_);
   }
 
   struct Hash {
@@ -249,6 +279,7 @@ class SpanTable {
   size_t chunk_used_ = 0;      // of which used
   std::vector<absl::Span<const E>> spans_;  // sequence i
   Index index_;
+  uint32_t indexed_end_ = 0;
 };
 
 }  // namespace stackrec

@@ -178,6 +178,8 @@ void Profile::Reset(int64_t start_ns) {
   frame_cache_ = {};
   function_cache_ = {};
   frame_locations_ = 0;
+  cache_stacks_ = 0;
+  frames_without_function_ = false;
   rows_.Clear();
   std::vector<Timed>().swap(timed_);
   std::vector<int64_t>().swap(timed_values_);
@@ -338,11 +340,17 @@ Status Profile::InternString(absl::string_view s, const char* what,
                index, field);
 }
 
-uint32_t Profile::InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed) {
+uint32_t Profile::InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed,
+                                 bool known_new) {
   ReserveFor(stack_seeds_, 1);  // first: the push below cannot throw
-  const uint32_t id = stacks_.Intern(locations);
+  const uint32_t id = known_new ? stacks_.Append(locations) : stacks_.Intern(locations);
   if (id == stack_seeds_.size()) stack_seeds_.push_back(seed);
   return id;
+}
+
+void Profile::CacheStack(const Fingerprint& fp, uint32_t stack) {
+  EmplaceGrowingFirst(stack_cache_, fp, stack);
+  if (stack == cache_stacks_ + 1) ++cache_stacks_;
 }
 
 uint32_t Profile::InternLabelSet(absl::Span<const Label> labels, uint32_t seed) {
@@ -421,6 +429,8 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
     if (!IsNoFunction(f.function)) {
       n.function_hash = HashFunction(f.function);
       function_cache_.prefetch(n.function_hash);
+    } else {
+      frames_without_function_ = true;
     }
     scratch_new_locations_.push_back(n);
     scratch_locations_.push_back(0);
@@ -472,7 +482,10 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
     if (location == frame_locations_ + 1) ++frame_locations_;
     scratch_locations_[n.index] = location;
   }
-  *id = InternStackIds(scratch_locations_, seed);
+  // Known to be new (cache_stacks_): the caller's stack_cache_ missed.
+  const bool new_stack =
+      n > 0 && !frames_without_function_ && cache_stacks_ + 1 == stacks_.size();
+  *id = InternStackIds(scratch_locations_, seed, new_stack);
   return OkStatus();
 }
 
@@ -720,7 +733,7 @@ uint32_t Profile::InternPseudoStack(absl::string_view name) {
   // An ASCII name: interning cannot fail on bad input.
   const Status interned = InternStack(frames, &hash, SeedOf(fp), &stack);
   (void)interned;
-  EmplaceGrowingFirst(stack_cache_, fp, stack);
+  CacheStack(fp, stack);
   return stack;
 }
 
@@ -802,7 +815,7 @@ Status Profile::AddNewStack(const SampleView& sample, const Fingerprint& labels_
   uint32_t stack;
   STACKREC_RETURN_IF_ERROR(InternStack(frames.count, frames.frame, frames.frame_hashes,
                                        SeedOf(frames.fingerprint), &stack));
-  EmplaceGrowingFirst(stack_cache_, frames.fingerprint, stack);
+  CacheStack(frames.fingerprint, stack);
   // Were the label set new and the cap reached by now, AddOverflow would
   // check the frames' strings again: the stack interned, they passed.
   return AddKey(stack, /*truncated=*/false, /*frames=*/{}, sample.labels, labels_fp,
@@ -860,7 +873,7 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
     // Before: what an intern that fails or throws half way leaves counts too.
     TablesChanged();
     STACKREC_RETURN_IF_ERROR(InternStack(frames, frame_hashes, SeedOf(stack_fp), &stack));
-    EmplaceGrowingFirst(stack_cache_, stack_fp, stack);
+    CacheStack(stack_fp, stack);
   }
   return AddKey(stack, truncated, frames, sample.labels, labels_fp, sample.timestamp_ns,
                 /*labels_checked=*/true);
@@ -949,7 +962,7 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
   } else {
     STACKREC_RETURN_IF_ERROR(
         InternStack(frames, scratch_frame_hashes_.data(), SeedOf(stack_fp), stack));
-    EmplaceGrowingFirst(stack_cache_, stack_fp, *stack);
+    CacheStack(stack_fp, *stack);
   }
   const Fingerprint labels_fp = FingerprintLabels(labels);
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {

@@ -531,8 +531,10 @@ class Profile {
   // `fp`, which the string path can compute before it knows the ids.
   static uint32_t SeedOf(const Fingerprint& fp) { return static_cast<uint32_t>(fp.hi); }
   // Interns a stack's location ids or a label set; one not interned before
-  // gets `seed`, one interned before keeps its own.
-  uint32_t InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed);
+  // gets `seed`, one interned before keeps its own. A stack `known_new`
+  // (cache_stacks_) is appended without a lookup.
+  uint32_t InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed,
+                          bool known_new = false);
   uint32_t InternLabelSet(absl::Span<const Label> labels, uint32_t seed);
   // The row of key `packed` (tagged `tag`: KeyTag), or KeyIndex::kNone.
   uint32_t FindKey(uint64_t packed, uint32_t tag) const {
@@ -599,9 +601,10 @@ class Profile {
   Status InternString(absl::string_view s, const char* what, size_t index,
                       const char* field, StringId* id);
   // Interns the stack of `n` frames whose hashes (from FingerprintFrames)
-  // are `frame_hashes`; `frame(i)` gives frame i as a view, asked only of
-  // frames the frame cache does not know. `seed` is SeedOf the stack's
-  // fingerprint.
+  // are `frame_hashes`, after stack_cache_ missed their fingerprint;
+  // `frame(i)` gives frame i as a view, asked only of frames the frame
+  // cache does not know. `seed` is SeedOf the stack's fingerprint. The
+  // caller puts the stack in stack_cache_ with CacheStack.
   Status InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashes, uint32_t seed,
                      uint32_t* id);
   Status InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
@@ -609,6 +612,9 @@ class Profile {
     return InternStack(
         frames.size(), [frames](size_t i) { return frames[i]; }, frame_hashes, seed, id);
   }
+  // Adds `stack`, interned from frames of fingerprint `fp`, to stack_cache_
+  // (and counts it: cache_stacks_).
+  void CacheStack(const Fingerprint& fp, uint32_t stack);
   // The part of AddHinted for a stack the profile does not hold, at
   // neither max_frames nor the memory cap, with no inlined frame: interned
   // from the frames it does not know alone.
@@ -695,6 +701,16 @@ class Profile {
   // looking it up (ValueTable::Append), and the location index is not
   // built: typical's first interval, 29,706 locations.
   size_t frame_locations_ = 0;
+  // Likewise for stacks (a stack's content: its frames' locations).
+  // Invariant: stacks 1 to cache_stacks_ are each in stack_cache_ under the
+  // fingerprint of frames they are the stack of. While that is all of
+  // stacks_, and no frame without a function has reached InternStack since
+  // the last Reset (frames_without_function_: such frames that differ in
+  // their line share a location), a non-empty stack of frames whose
+  // fingerprint the cache does not know is not in stacks_: InternStack
+  // appends it (SpanTable::Append), and the stack index is not built.
+  size_t cache_stacks_ = 0;
+  bool frames_without_function_ = false;
 
   // What was imported from dictionary generation dict_generation_: a
   // dictionary index -> this profile's id, kNotImported if not yet (stack

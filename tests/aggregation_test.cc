@@ -136,10 +136,17 @@ TEST_CASE("an empty stack is a valid sample") {
   b.Values({1, 2, 3});
   Add(p.get(), b);
   Add(p.get(), b);
+  // By location ids, none: the same stack, so the same sample.
+  const int64_t values[3] = {10, 20, 30};
+  stackrec_id_sample ids{};
+  ids.values = values;
+  ids.values_len = 3;
+  INFO(stackrec_last_error());
+  REQUIRE(stackrec_profile_add_ids(p.get(), &ids) == STACKREC_OK);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 1);
   CHECK(out.sample(0).location_id_size() == 0);
-  CHECK(ValuesOf(out.sample(0)) == Values{2, 4, 6});
+  CHECK(ValuesOf(out.sample(0)) == Values{12, 24, 36});
   CHECK(out.location_size() == 0);
 }
 

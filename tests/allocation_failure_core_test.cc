@@ -297,9 +297,10 @@ TEST_CASE("an add that meets a failed table allocation reports it and damages no
     REQUIRE(added == w.ticks.size() - failed_at);
     REQUIRE(Content(SerializeAndDecode(p.get())) == expected);
   }
-  // The run makes over a hundred table allocations (114 when written),
-  // and each one failed in one of the runs above.
-  CHECK(runs_with_failure >= 100);
+  // The run makes about a hundred table allocations (114 when written, 97
+  // since the string path builds no location or stack index), and each
+  // one failed in one of the runs above.
+  CHECK(runs_with_failure >= 90);
 }
 
 TEST_CASE("interning and adding by ids meet a failed table allocation, whichever it is, and "

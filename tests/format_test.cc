@@ -348,3 +348,29 @@ TEST_CASE("an all-zero frame is a real location with an id") {
   CHECK(FrameNames(out, out.sample(0)) == Strings{"", "caller"});
   CHECK(out.location_size() == 2);
 }
+
+TEST_CASE("frames without a function that differ only in their line are one location") {
+  // pprof's line belongs to a function: such a frame is its address alone,
+  // so the two stacks are one, and their samples one sample.
+  auto p = NewProfile();
+  for (int64_t line : {5, 6, 7}) {
+    stackrec_location native{};
+    native.address = 0x401000;
+    native.line = line;
+    SampleBuilder b;
+    b.Location(native).Frame("main", "app.c", 10).Values({line, 1, 1});
+    Add(p.get(), b);
+  }
+  SampleBuilder other;
+  other.Frame("worker", "app.c", 20).Frame("main", "app.c", 10).Values({100, 1, 1});
+  Add(p.get(), other);
+  const Profile out = SerializeAndDecode(p.get());  // no location written twice
+  REQUIRE(out.sample_size() == 2);
+  const Sample& native = SampleWithFrames(out, {"", "main"});
+  CHECK(std::vector<int64_t>(native.value().begin(), native.value().end()) ==
+        std::vector<int64_t>{18, 3, 3});
+  const auto& loc = FindLocation(out, native.location_id(0));
+  CHECK(loc.address() == 0x401000);
+  CHECK(loc.line_size() == 0);
+  CHECK(out.location_size() == 3);
+}
