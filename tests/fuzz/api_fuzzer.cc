@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -291,6 +292,23 @@ void CheckOutput(const stackrec_encoded* e, const Model& m,
   std::map<uint64_t, const perftools::profiles::Function*> functions;
   for (const auto& l : p.location()) locations[l.id()] = &l;
   for (const auto& f : p.function()) functions[f.id()] = &f;
+  // No location or function is written twice, whichever way its frames
+  // came (content compared: the samples' texts below would not tell).
+  std::set<std::string> contents;
+  for (const auto& l : p.location()) {
+    std::string c = std::to_string(l.mapping_id()) + " " + std::to_string(l.address()) +
+                    (l.is_folded() ? " folded" : "");
+    for (const auto& line : l.line()) {
+      c += " " + std::to_string(line.function_id()) + ":" + std::to_string(line.line());
+    }
+    if (!contents.insert(c).second) Fail("a location is written twice");
+  }
+  contents.clear();
+  for (const auto& f : p.function()) {
+    const std::string c = std::to_string(f.name()) + " " + std::to_string(f.system_name()) + " " +
+                          std::to_string(f.filename()) + " " + std::to_string(f.start_line());
+    if (!contents.insert(c).second) Fail("a function is written twice");
+  }
 
   // All samples, aggregated and timestamped, compared as sorted lists: a
   // caller may itself use the key end_timestamp_ns on an aggregated sample,
