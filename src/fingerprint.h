@@ -26,7 +26,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 #include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
@@ -41,10 +40,6 @@ struct Fingerprint {
   uint64_t lo = 0, hi = 0;
   friend bool operator==(const Fingerprint& a, const Fingerprint& b) {
     return a.lo == b.lo && a.hi == b.hi;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Fingerprint& f) {
-    return H::combine(std::move(h), f.lo);  // already well mixed
   }
 };
 

@@ -205,9 +205,19 @@ struct FramesHint {
   absl::FunctionRef<bool()> any_inlined;
 };
 
-// A hash map in table memory (table_memory.h), for the profile's caches.
+// The caches' keys are hashes already (fingerprint.h: AES rounds or
+// wyhash folds, every bit mixed), so their maps take the key's low word
+// as it is instead of mixing it once more with absl::Hash, a multiply on
+// every lookup's path.
+struct MixedKeyHash {
+  size_t operator()(uint64_t hash) const { return hash; }
+  size_t operator()(const Fingerprint& fp) const { return fp.lo; }
+};
+
+// A hash map in table memory (table_memory.h), for the profile's caches,
+// keyed by a hash (MixedKeyHash).
 template <typename K, typename V>
-using TableMap = absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
+using TableMap = absl::flat_hash_map<K, V, MixedKeyHash, std::equal_to<K>,
                                      TableAllocator<std::pair<const K, V>>>;
 
 class Dictionary;
