@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "clock.h"
 #include "compression.h"
 #include "dictionary.h"
@@ -223,8 +224,9 @@ struct LabelRoom {
 
 // The labels as views, in `room` or, past its size, in this thread's
 // scratch; errors name "<array>[i]".
-Status ToLabels(const stackrec_label* labels, size_t len, const char* array, LabelRoom* room,
-                absl::Span<const LabelView>* out) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels, size_t len,
+                                                    const char* array, LabelRoom* room,
+                                                    absl::Span<const LabelView>* out) {
   if (len == 0) {  // no labels, or a label-set id
     *out = {};
     return OkStatus();

@@ -127,6 +127,7 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     options_.enabled.assign(options_.sample_types.size(), true);
   }
   for (bool on : options_.enabled) stored_values_ += on ? 1 : 0;
+  all_values_stored_ = stored_values_ == options_.sample_types.size();
   rows_ = RowStore(1 + stored_values_);  // the key, then the values
   // Sized once: TakeValues overwrites it in place.
   scratch_values_.resize(stored_values_);
@@ -595,18 +596,9 @@ size_t VectorBytes(const V& v) {
 
 }  // namespace
 
-size_t Profile::KeyBytes() const {
-  return rows_.MemoryBytes() + key_index_.MemoryBytes();
-}
-
-bool Profile::Full() const {
-  if (other_bytes_stale_) {
-    other_bytes_ = MemoryBytes() - KeyBytes();
-    other_bytes_stale_ = false;
-  }
-  // A table changed without TablesChanged() would make the cap late.
-  assert(other_bytes_ + KeyBytes() == MemoryBytes());
-  return other_bytes_ + KeyBytes() >= options_.max_memory_bytes;
+void Profile::RefreshOtherBytes() const {
+  other_bytes_ = MemoryBytes() - KeyBytes();
+  other_bytes_stale_ = false;
 }
 
 size_t Profile::MemoryBytes() const {
@@ -822,17 +814,13 @@ Status Profile::AddNewStack(const SampleView& sample, const Fingerprint& labels_
                 sample.timestamp_ns, /*labels_checked=*/true);
 }
 
-Status Profile::TakeValues(absl::Span<const int64_t> values) {
+Status Profile::TakeSomeValues(absl::Span<const int64_t> values) {
   const size_t declared = options_.sample_types.size();
   if (values.size() != declared) {
     return Error(Code::kInvalidArgument,
                  "sample.values_len is %zu but the profile declares %zu sample "
                  "types",
                  values.size(), declared);
-  }
-  if (stored_values_ == declared) {  // every type enabled: no copy
-    values_ = values.data();
-    return OkStatus();
   }
   int64_t* const out = scratch_values_.data();  // stored_values_ of them
   values_ = out;
@@ -879,9 +867,10 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
                 /*labels_checked=*/true);
 }
 
-Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
-                       absl::Span<const LabelView> label_views, const Fingerprint& labels_fp,
-                       int64_t timestamp_ns, bool labels_checked) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKey(
+    uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
+    absl::Span<const LabelView> label_views, const Fingerprint& labels_fp, int64_t timestamp_ns,
+    bool labels_checked) {
   uint32_t labels;
   if (auto it = label_cache_.find(labels_fp); it != label_cache_.end()) {
     // Invariant: every label set in label_cache_ was interned from content
@@ -899,13 +888,33 @@ Status Profile::AddKey(uint32_t stack, bool truncated, absl::Span<const Location
   return AddKeyWithLabels(stack, truncated, labels, frames, label_views, timestamp_ns);
 }
 
-Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
-                                 absl::Span<const LocationView> frames,
-                                 absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
+// Inlined into its callers (AddKey, AddIdSample), as AddKey is into
+// its: the common case, a sample deferred, is a few stores, and the calls
+// and prologues of the layers between the C API and here were a tenth of
+// an add by stack id's instructions.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKeyWithLabels(
+    uint32_t stack, bool truncated, uint32_t labels, absl::Span<const LocationView> frames,
+    absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
   if (truncated) {
     ++samples_truncated_;
   }
+  // Deferred (see Settle) while settling cannot need memory.
+  if (ABSL_PREDICT_TRUE(timestamp_ns == 0 && rows_.HasRoom(2) && key_index_.HasRoom(2) &&
+                        !Full())) {
+    assert(!slot_pending_);  // Add and AddIds moved it on first (Advance)
+    const uint32_t tag = KeyTag(stack, labels);
+    key_index_.Prefetch(tag);
+    slot_pending_ = true;
+    at_slot_.key = Key{stack, labels};
+    at_slot_.tag = tag;
+    std::copy_n(values_, stored_values_, at_slot_.values.data());
+    return OkStatus();
+  }
+  return AddKeyNow(stack, labels, frames, label_views, timestamp_ns);
+}
 
+Status Profile::AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const LocationView> frames,
+                          absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
   if (timestamp_ns != 0) {
     if (Full()) return AddOverflow(frames, label_views);
     ReserveFor(timed_, 1);
@@ -915,19 +924,9 @@ Status Profile::AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels
     timed_.push_back(Timed{stack, labels, timestamp_ns});
     return OkStatus();
   }
-  // Deferred (see Settle) while settling cannot need memory; otherwise
-  // looked up now, after what is pending.
-  const uint32_t tag = KeyTag(stack, labels);
-  if (rows_.HasRoom(2) && key_index_.HasRoom(2) && !Full()) {
-    assert(!slot_pending_);  // Add and AddIds moved it on first (Advance)
-    key_index_.Prefetch(tag);
-    slot_pending_ = true;
-    at_slot_.key = Key{stack, labels};
-    at_slot_.tag = tag;
-    std::copy_n(values_, stored_values_, at_slot_.values.data());
-    return OkStatus();
-  }
+  // Looked up now, after what is pending.
   Settle();
+  const uint32_t tag = KeyTag(stack, labels);
   const uint64_t packed = Key{stack, labels}.Packed();
   if (const uint32_t row = FindKey(packed, tag); row != KeyIndex::kNone) {
     SumInto(row, values_);
@@ -1127,8 +1126,10 @@ Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
   return status;
 }
 
-Status Profile::AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp,
-                            uint32_t generation, WithDictionary with_dictionary) {
+// Inlined into AddIds, its one caller: no call, no second prologue.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(
+    const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
+    WithDictionary with_dictionary) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   // sample.labels are validated by AddKey (or before AddOverflow below).
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {

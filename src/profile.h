@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/hash/hash.h"
@@ -476,8 +478,18 @@ class Profile {
   // end_timestamp_ns key. Errors name the sample's field.
   Status ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint32_t* packed);
   // Checks the values' count and points values_ at them (the enabled ones,
-  // copied to scratch_values_, when some type is disabled).
-  Status TakeValues(absl::Span<const int64_t> values);
+  // copied to scratch_values_, when some type is disabled). Inline, as
+  // Full() is: on every add, and a call costs as many instructions as the
+  // check.
+  Status TakeValues(absl::Span<const int64_t> values) {
+    if (ABSL_PREDICT_TRUE(all_values_stored_ && values.size() == stored_values_)) {
+      values_ = values.data();  // every type enabled: no copy
+      return OkStatus();
+    }
+    return TakeSomeValues(values);
+  }
+  // TakeValues when some type is disabled or the count is wrong.
+  Status TakeSomeValues(absl::Span<const int64_t> values);
   // ValidateLabelSet's rules, and no end_timestamp_ns key on a timestamped
   // sample (ReservedKeyFree, the part that depends on the sample).
   Status ValidateLabels(absl::Span<const LabelView> labels, int64_t timestamp_ns) const;
@@ -497,6 +509,10 @@ class Profile {
   Status AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
                           absl::Span<const LocationView> frames,
                           absl::Span<const LabelView> label_views, int64_t timestamp_ns);
+  // AddKeyWithLabels when the sample cannot be deferred: timestamped, or
+  // a table must grow first.
+  Status AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const LocationView> frames,
+                   absl::Span<const LabelView> label_views, int64_t timestamp_ns);
   // Each inlined frame must be followed by a frame with its address and
   // mapping.
   static Status ValidateInlining(absl::Span<const LocationView> frames);
@@ -514,8 +530,14 @@ class Profile {
   // stored. Summing every table's size for each new key would cost a
   // hundred instructions a key, so the part that is not the keys' is kept
   // in other_bytes_ and summed again only after TablesChanged().
-  bool Full() const;
-  size_t KeyBytes() const;
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Full() const {
+    if (ABSL_PREDICT_FALSE(other_bytes_stale_)) RefreshOtherBytes();
+    // A table changed without TablesChanged() would make the cap late.
+    assert(other_bytes_ + KeyBytes() == MemoryBytes());
+    return other_bytes_ + KeyBytes() >= options_.max_memory_bytes;
+  }
+  void RefreshOtherBytes() const;
+  size_t KeyBytes() const { return rows_.MemoryBytes() + key_index_.MemoryBytes(); }
   // Invariant: called wherever a table other than rows_ and key_index_ may
   // have grown or shrunk since the last Full() (debug builds check it).
   void TablesChanged() { other_bytes_stale_ = true; }
@@ -636,6 +658,7 @@ class Profile {
   ProfileOptions options_;
   UpscalingRules upscaling_;
   size_t stored_values_ = 0;
+  bool all_values_stored_ = false;  // every declared type enabled
   int64_t start_ns_ = 0;
 
   StringTable strings_;
