@@ -242,6 +242,43 @@ TEST_CASE("the wrong number of values is rejected") {
   ExpectAddRejected(four, "sample.values_len is 4 but the profile declares 3");
 }
 
+TEST_CASE("with a sample type disabled, a sample still brings a value for every declared type") {
+  // Two values are as many as the profile stores, not as many as it
+  // declares: refused on both paths, and the profile keeps what it had.
+  Options o;
+  const bool enabled[] = {true, false, true};
+  o.opts.sample_types_enabled = enabled;
+  auto p = NewProfile(o.opts);
+  SampleBuilder good, short_by_one;
+  good.Frame("f").Values({5, 6, 7});
+  short_by_one.Frame("f").Values({1, 2});
+  Add(p.get(), good);
+  const std::string before = Snapshot(p.get());
+  const std::string expected = "sample.values_len is 2 but the profile declares 3 sample types";
+  CHECK(stackrec_profile_add(p.get(), &short_by_one.Get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == expected);
+  uint32_t function_id = 0, location_id = 0, stack_id = 0;
+  stackrec_function f{};
+  f.name = S("f");
+  REQUIRE(stackrec_profile_intern_function(p.get(), &f, &function_id) == STACKREC_OK);
+  stackrec_interned_location loc{};
+  loc.function_id = function_id;
+  REQUIRE(stackrec_profile_intern_location(p.get(), &loc, &location_id) == STACKREC_OK);
+  REQUIRE(stackrec_profile_intern_stack(p.get(), &location_id, 1, &stack_id) == STACKREC_OK);
+  const int64_t two[] = {1, 2};
+  stackrec_id_sample by_id{};
+  by_id.stack_id = stack_id;
+  by_id.values = two;
+  by_id.values_len = 2;
+  CHECK(stackrec_profile_add_ids(p.get(), &by_id) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) == expected);
+  CHECK(Snapshot(p.get()) == before);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  CHECK(std::vector<int64_t>(out.sample(0).value().begin(), out.sample(0).value().end()) ==
+        std::vector<int64_t>{5, 7});
+}
+
 TEST_CASE("bad labels are rejected: empty key, duplicate key, string and number") {
   SampleBuilder empty_key, duplicate, both, str_unit, reserved;
   empty_key.Frame("f").Values({1, 1, 1}).Label("", "x");
