@@ -223,7 +223,8 @@ struct LabelRoom {
 };
 
 // The labels as views, in `room` or, past its size, in this thread's
-// scratch; errors name "<array>[i]".
+// scratch; errors name "<array>[i]". Inlined into every add: its call and
+// prologue were a sixth of its instructions.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels, size_t len,
                                                     const char* array, LabelRoom* room,
                                                     absl::Span<const LabelView>* out) {
