@@ -56,7 +56,9 @@
 //    steady_clock once, and the cost of an empty bracket (the least disturbed
 //    of 21 rounds of 100,000) is subtracted. The figure is the mean over all
 //    samples of the workload, first sightings included, as a profile sees
-//    them; the 2,000 calls that set endpoints are not counted. The recorder
+//    them; the 2,000 calls that set endpoints are not counted. Of that mean,
+//    the calls over 10 µs are shown on rows of their own (kSlowCallNs): a
+//    large table growing, a huge page's first fault, an interrupt. The recorder
 //    is filled three times, with a flip after each fill: the first fill is
 //    the reported one, the second goes to the other slot, the third back to
 //    the first slot, which kept its tables (the steady state of a long-running
@@ -238,7 +240,17 @@ struct AddTiming {
   // Page faults of the loop (the calls' and the sampler side's): memory
   // touched for the first time, which the adds pay for in the kernel.
   double page_faults;
+  // Of `ns`, the calls that took over kSlowCallNs (a table growing, a huge
+  // page faulted in, an interrupt taken), per sample; and how many.
+  double slow_calls_ns;
+  double slow_calls;
 };
+
+// A call this long is not an add's usual work: on the VM the table
+// was measured on, a known stack's call takes under 1 µs and a new stack's
+// 2 to 4 µs, while a 2 MiB huge page's first fault takes 0.1 to 3 ms, a
+// key index doubling past 32,768 slots 0.3 ms, and an interrupt 20 to 40 µs.
+constexpr double kSlowCallNs = 10000;
 
 // Minor and major page faults of the calling thread so far.
 double ThreadPageFaults() {
@@ -262,7 +274,8 @@ double ThreadPageFaults() {
 template <typename Builder, typename Add, typename SetEndpoint>
 AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
                         SetEndpoint&& set_endpoint) {
-  uint64_t ticks = 0, first_ticks = 0, firsts = 0;
+  uint64_t ticks = 0, first_ticks = 0, firsts = 0, slow_ticks = 0, slow_calls = 0;
+  const double slow_call_ticks = kSlowCallNs * g_clock.ticks_per_ns + g_clock.overhead_ticks;
   std::vector<bool> seen(w.stacks());
   const double faults_before = ThreadPageFaults();
   const Stopwatch loop;
@@ -277,6 +290,10 @@ AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
     const uint64_t end = ClockEnd();
     if (!ok) return {};
     ticks += end - begin;
+    if (static_cast<double>(end - begin) > slow_call_ticks) {
+      slow_ticks += end - begin;
+      ++slow_calls;
+    }
     if (!seen[tick.stack]) {
       seen[tick.stack] = true;
       first_ticks += end - begin;
@@ -298,6 +315,10 @@ AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
   t.first_sighting_each_ns =
       firsts == 0 ? 0 : first_wall_ns / static_cast<double>(firsts) * t.cpu_share;
   t.first_sightings = static_cast<double>(firsts);
+  t.slow_calls_ns = (static_cast<double>(slow_ticks) -
+                     g_clock.overhead_ticks * static_cast<double>(slow_calls)) /
+                    g_clock.ticks_per_ns / samples * t.cpu_share;
+  t.slow_calls = static_cast<double>(slow_calls);
   return t;
 }
 
@@ -388,6 +409,8 @@ struct Measurement {
   double first_sighting_each_ns;  // what one took
   double first_sightings;         // how many
   double page_faults;             // during those adds
+  double slow_calls_ns;           // of add_ns: calls over kSlowCallNs (see AddTiming)
+  double slow_calls;              // how many
   double add2_ns;    // the recorder's second fill (into the other slot)
   double add3_ns;    // the recorder's third fill: steady state (see MeasureRecorder)
   double intern_ms;  // the id path: interning the workload once (not in add_ns)
@@ -414,6 +437,8 @@ void TakeFirstFill(const AddTiming& t, Measurement* m) {
   m->first_sighting_each_ns = t.first_sighting_each_ns;
   m->first_sightings = t.first_sightings;
   m->page_faults = t.page_faults;
+  m->slow_calls_ns = t.slow_calls_ns;
+  m->slow_calls = t.slow_calls;
 }
 
 Measurement Failed(const char* what) {
@@ -1108,6 +1133,18 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
              Thousands(med(P, &Measurement::page_faults)),
              Thousands(med(R, &Measurement::page_faults)),
              Thousands(med(B, &Measurement::page_faults)), "", "", ""});
+  // What the rare long calls cost, apart from the usual ones: the first
+  // interval grows every table, and on a VM a huge page's first fault or
+  // an interrupt lands on whichever call is running.
+  auto slow = [](const std::vector<double>& ns, const std::vector<double>& calls) {
+    return Fixed(Median(ns), 1) + " (" + Thousands(Median(calls)) + " calls)";
+  };
+  auto slow_row = [&](Impl impl) {
+    return slow(values(impl, &Measurement::slow_calls_ns), values(impl, &Measurement::slow_calls));
+  };
+  table.Row({"of which calls over 10 µs (tables growing, huge pages faulted in, interrupts), "
+             "ns/sample",
+             slow_row(P), slow_row(R), "", "", "", ""});
   auto id_values = [&](Impl impl, IdMode mode, double Measurement::*field) {
     std::vector<double> v;
     for (const Measurement& m : id_runs[{impl, mode}]) v.push_back(m.*field);
@@ -1121,6 +1158,12 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   table.Row({"add, ns/sample (pre-interned ids: stack id, CPU)", Thousands(ids_p),
              Thousands(ids_r), "–", Ratio(add_b, ids_p), Ratio(add_b, ids_r),
              Target(std::max(ids_p, ids_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
+  auto slow_ids = [&](Impl impl) {
+    return slow(id_values(impl, IdMode::kStackId, &Measurement::slow_calls_ns),
+                id_values(impl, IdMode::kStackId, &Measurement::slow_calls));
+  };
+  table.Row({"of which calls over 10 µs, ns/sample (stack id)", slow_ids(P), slow_ids(R), "",
+             "", "", ""});
   const double both_p = id_med(P, IdMode::kStackAndLabelsIds, &Measurement::add_ns),
                both_r = id_med(R, IdMode::kStackAndLabelsIds, &Measurement::add_ns);
   table.Row({"add, ns/sample (pre-interned ids: stack id and label-set id, CPU)",
