@@ -248,8 +248,8 @@ struct AddTiming {
 
 // A call this long is not an add's usual work: on the VM the table
 // was measured on, a known stack's call takes under 1 µs and a new stack's
-// 2 to 4 µs, while a 2 MiB huge page's first fault takes 0.1 to 3 ms, a
-// key index doubling past 32,768 slots 0.3 ms, and an interrupt 20 to 40 µs.
+// 2 to 4 µs, while a 2 MiB huge page's first fault takes 0.1 to 3 ms, the
+// key index's doubling to 131,072 slots 0.2 ms, and an interrupt 20 to 90 µs.
 constexpr double kSlowCallNs = 10000;
 
 // Minor and major page faults of the calling thread so far.

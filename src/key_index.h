@@ -125,10 +125,10 @@ class KeyIndex {
   void Rehash(size_t capacity) {
     TableVector<uint64_t> grown(capacity, 0);  // may throw: nothing changed yet
     // The old slots' entries are gathered a batch at a time without a
-    // branch, then placed: testing each slot for an entry, 31% to 62% of
-    // them full, mispredicted about every other slot. A doubling from
-    // 65,536 slots (typical's, at 40,960 keys, in the middle of an add)
-    // took 350 to 410 us that way, 195 to 240 this way.
+    // branch, then placed in the same order: a branch on each slot, 31% to
+    // 62% of them full, is one the processor cannot predict. A doubling
+    // from 65,536 slots (typical's, at 40,960 keys, in the middle of an
+    // add) took 351 to 410 us with it, 195 to 239 without.
     constexpr size_t kBatch = 256;
     uint64_t batch[kBatch];
     const uint64_t* const old = slots_.data();
