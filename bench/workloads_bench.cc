@@ -308,16 +308,19 @@ AddTiming TimedAddsWith(const Workload& w, Builder& builder, Add&& add,
   const double per_call = static_cast<double>(ticks) / samples;
   t.wall_ns = (per_call - g_clock.overhead_ticks) / g_clock.ticks_per_ns;
   t.ns = t.wall_ns * t.cpu_share;
-  const double first_wall_ns =
-      (static_cast<double>(first_ticks) - g_clock.overhead_ticks * static_cast<double>(firsts)) /
-      g_clock.ticks_per_ns;
+  // The wall time of `calls` calls that took `calls_ticks` in all, each
+  // bracket's own cost taken off.
+  auto wall_ns_of = [](uint64_t calls_ticks, uint64_t calls) {
+    return (static_cast<double>(calls_ticks) -
+            g_clock.overhead_ticks * static_cast<double>(calls)) /
+           g_clock.ticks_per_ns;
+  };
+  const double first_wall_ns = wall_ns_of(first_ticks, firsts);
   t.first_sightings_ns = first_wall_ns / samples * t.cpu_share;
   t.first_sighting_each_ns =
       firsts == 0 ? 0 : first_wall_ns / static_cast<double>(firsts) * t.cpu_share;
   t.first_sightings = static_cast<double>(firsts);
-  t.slow_calls_ns = (static_cast<double>(slow_ticks) -
-                     g_clock.overhead_ticks * static_cast<double>(slow_calls)) /
-                    g_clock.ticks_per_ns / samples * t.cpu_share;
+  t.slow_calls_ns = wall_ns_of(slow_ticks, slow_calls) / samples * t.cpu_share;
   t.slow_calls = static_cast<double>(slow_calls);
   return t;
 }
