@@ -85,8 +85,10 @@ stackrec_status Guard(F&& body) noexcept {
 }
 
 // Longer strings are rejected: no symbol or label is this long, and the
-// encoder writes each string with an int-sized length.
-constexpr size_t kMaxStringBytes = size_t{1} << 24;
+// encoder writes each string with an int-sized length. A power of two, so
+// that the hot paths test a length against it with one mask of its bits.
+constexpr size_t kMaxStringBytes = STACKREC_MAX_STR_LEN;
+static_assert((kMaxStringBytes & (kMaxStringBytes - 1)) == 0, "");
 
 Status NullArgument(const char* name) {
   return Error(Code::kInvalidArgument, "%s is NULL", name);
@@ -131,16 +133,19 @@ Status ToView(stackrec_str s, const char* array, size_t index,
   return OkStatus();
 }
 
-// An array argument: NULL only with length 0, and a byte size that fits.
+// An array argument: at most `max` elements (STACKREC_MAX_STACK_LEN for a
+// stack, else STACKREC_MAX_ARRAY_LEN), and NULL only with length 0. The
+// limits keep every byte size far from overflowing.
 template <typename T>
-Status CheckArray(const T* ptr, size_t len, const char* name) {
+Status CheckArray(const T* ptr, size_t len, const char* name,
+                  size_t max = STACKREC_MAX_ARRAY_LEN) {
+  if (len > max) {
+    return Error(Code::kInvalidArgument, "%s_len %zu is over the limit of %zu", name, len,
+                 max);
+  }
   if (ptr == nullptr && len != 0) {
     return Error(Code::kInvalidArgument, "%s is NULL but %s_len is %zu", name,
                  name, len);
-  }
-  if (len > std::numeric_limits<size_t>::max() / sizeof(T) ||
-      len > std::numeric_limits<uint32_t>::max()) {
-    return Error(Code::kInvalidArgument, "%s_len %zu is too large", name, len);
   }
   return OkStatus();
 }
@@ -241,15 +246,17 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels
     storage = reinterpret_cast<unsigned char*>(scratch.labels.data());  // once (see ToLocations)
   }
   // Converted, and every string checked at once without a branch per
-  // string, as the frames' pass does (FingerprintSampleFrames): all lengths
-  // under the limit, and no NULL with a length. Otherwise ToView finds and
-  // names the culprit (a string of exactly kMaxStringBytes, which it
-  // accepts, goes there too). The views of a bad string are never read.
-  size_t lengths = 0, null_lengths = 0;
-  auto view = [&](stackrec_str str) {
-    lengths |= str.len;
-    null_lengths |= str.ptr == nullptr ? str.len : 0;
-    return absl::string_view(str.ptr, str.len);
+  // string, as the frames' pass does (FingerprintSampleFrames): a length
+  // under the limit and no NULL with a length. A string that fails is
+  // viewed as empty, never with its length: a string_view longer than
+  // PTRDIFF_MAX traps in hardened abseil. ToView then finds and names the
+  // culprit (a string of exactly kMaxStringBytes, which it accepts, goes
+  // there too).
+  bool bad = false;
+  auto view = [&bad](stackrec_str str) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+    const bool ok = (str.len & ~(kMaxStringBytes - 1)) == 0 && (str.ptr != nullptr || str.len == 0);
+    bad |= !ok;
+    return ok ? absl::string_view(str.ptr, str.len) : absl::string_view();
   };
   for (size_t i = 0; i < len; ++i) {
     const stackrec_label& in = labels[i];
@@ -257,7 +264,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels
         LabelView{view(in.key), view(in.str), in.num, view(in.num_unit)};
   }
   LabelView* const views = std::launder(reinterpret_cast<LabelView*>(storage));
-  if ((lengths & ~(kMaxStringBytes - 1)) != 0 || null_lengths != 0) {
+  if (bad) {
     for (size_t i = 0; i < len; ++i) {
       const stackrec_label& in = labels[i];
       LabelView& v = views[i];
@@ -328,7 +335,8 @@ Status ToSampleRest(const stackrec_sample& s, LabelRoom* room, SampleView* out) 
 }
 
 Status CheckSampleArrays(const stackrec_sample& s) {
-  STACKREC_RETURN_IF_ERROR(CheckArray(s.locations, s.locations_len, "sample.locations"));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s.locations, s.locations_len, "sample.locations",
+                                      STACKREC_MAX_STACK_LEN));
   STACKREC_RETURN_IF_ERROR(CheckArray(s.values, s.values_len, "sample.values"));
   return CheckArray(s.labels, s.labels_len, "sample.labels");
 }
@@ -372,7 +380,6 @@ bool FingerprintSampleFrames(const stackrec_sample& s, HashRoom* room, Fingerpri
   // read, and fails the pass. (The hash views the system name and the
   // mapping's strings only for a frame that has some of them, so the
   // common frame checks two strings, not five.)
-  static_assert((kMaxStringBytes & (kMaxStringBytes - 1)) == 0, "");
   bool bad = false;
   auto view = [&bad](stackrec_str str) ABSL_ATTRIBUTE_ALWAYS_INLINE {
     const bool ok = (str.len & ~(kMaxStringBytes - 1)) == 0 && (str.ptr != nullptr || str.len == 0);
@@ -482,7 +489,8 @@ Status ToFunctionView(const stackrec_function* f, FunctionView* out) {
 Status ToIdSample(const stackrec_id_sample* s, LabelRoom* room, IdSampleView* out) {
   if (s == nullptr) return NullArgument("sample");
   STACKREC_RETURN_IF_ERROR(
-      CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids"));
+      CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids",
+                 STACKREC_MAX_STACK_LEN));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
   out->stack_id = s->stack_id;
@@ -883,7 +891,7 @@ stackrec_status InternStackWith(const void* owner, const char* owner_name,
     if (id == nullptr) return NullArgument("id");
     *id = 0;
     if (owner == nullptr) return NullArgument(owner_name);
-    STACKREC_RETURN_IF_ERROR(CheckArray(location_ids, len, "location_ids"));
+    STACKREC_RETURN_IF_ERROR(CheckArray(location_ids, len, "location_ids", STACKREC_MAX_STACK_LEN));
     return intern(absl::MakeConstSpan(location_ids, len), id);
   });
 }

@@ -490,7 +490,45 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
   return OkStatus();
 }
 
+namespace {
+
+// The first label (by index) whose key repeats an earlier one's, as
+// {repeat, first}: {0, 0} when all keys differ. Pairwise for the usual few
+// labels; sorted for long sets, so that a set of STACKREC_MAX_ARRAY_LEN
+// distinct keys costs n log n comparisons, not n^2.
+std::pair<size_t, size_t> FirstRepeatedKey(absl::Span<const LabelView> labels) {
+  constexpr size_t kPairwise = 16;
+  if (labels.size() <= kPairwise) {
+    for (size_t i = 1; i < labels.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (labels[j].key == labels[i].key) return {i, j};
+      }
+    }
+    return {0, 0};
+  }
+  std::vector<uint32_t> order(labels.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const int c = labels[a].key.compare(labels[b].key);
+    return c != 0 ? c < 0 : a < b;
+  });
+  // Within a run of equal keys the indices ascend: its second is the first
+  // label of that key to repeat, and its first what it repeats.
+  std::pair<size_t, size_t> found{0, 0};
+  for (size_t k = 1; k < order.size(); ++k) {
+    if (labels[order[k]].key == labels[order[k - 1]].key &&
+        (k == 1 || labels[order[k - 1]].key != labels[order[k - 2]].key) &&
+        (found.first == 0 || order[k] < found.first)) {
+      found = {order[k], order[k - 1]};
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
+  const auto [repeat, first] = FirstRepeatedKey(labels);
   for (size_t i = 0; i < labels.size(); ++i) {
     const LabelView& l = labels[i];
     if (l.key.empty()) {
@@ -504,11 +542,9 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
       return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array,
                    i);
     }
-    for (size_t j = 0; j < i; ++j) {
-      if (labels[j].key == l.key) {
-        return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i,
-                     array, j);
-      }
+    if (repeat != 0 && i == repeat) {
+      return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i,
+                   array, first);
     }
   }
   return OkStatus();

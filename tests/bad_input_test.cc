@@ -3,9 +3,12 @@
 //
 // Every bad input gets a status, a message naming the argument, and leaves
 // the profile exactly as it was.
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "catch2/catch.hpp"
 #include "test_support.h"
@@ -213,6 +216,74 @@ TEST_CASE("every string of a frame and of a label is checked for NULL and for th
                                : ".len 16777217 is over the 16777216 byte limit"));
     }
   }
+}
+
+TEST_CASE("a label string whose length no object can have is refused by name") {
+  // A valid pointer to three bytes and a length past PTRDIFF_MAX: nothing
+  // may be built from the length (a string_view that long traps in
+  // hardened abseil) before it is checked.
+  const size_t ptrdiff_max = static_cast<size_t>(std::numeric_limits<ptrdiff_t>::max());
+  const size_t lengths[] = {ptrdiff_max, ptrdiff_max + 1, std::numeric_limits<size_t>::max() - 7,
+                            std::numeric_limits<size_t>::max()};
+  const char* fields[] = {"key", "str", "num_unit"};
+  for (size_t len : lengths) {
+    for (int f = 0; f < 3; ++f) {
+      INFO(fields[f] << " of length " << len);
+      stackrec_label label{};
+      label.key = S("k");
+      stackrec_str* target = f == 0 ? &label.key : f == 1 ? &label.str : &label.num_unit;
+      *target = stackrec_str{"abc", len};
+      SampleBuilder b;
+      b.Frame("f").Values({1, 1, 1});
+      stackrec_sample s = b.Get();
+      s.labels = &label;
+      s.labels_len = 1;
+      ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                     STACKREC_INVALID_ARGUMENT,
+                     std::string("sample.labels[0].") + fields[f] + ".len " +
+                         std::to_string(len) + " is over the 16777216 byte limit");
+    }
+  }
+}
+
+TEST_CASE("a stack or an array over its limit is refused before it is read") {
+  // The pointers are to one element: nothing past the limit check may read.
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  stackrec_sample s = b.Get();
+  s.locations_len = STACKREC_MAX_STACK_LEN + 1;
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT,
+                 "sample.locations_len 1048577 is over the limit of 1048576");
+  s = b.Get();
+  s.labels_len = STACKREC_MAX_ARRAY_LEN + 1;
+  ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
+                 STACKREC_INVALID_ARGUMENT, "sample.labels_len 65537 is over the limit of 65536");
+}
+
+TEST_CASE("a long label set names the first key that repeats, and takes the most labels") {
+  // Past a few labels the repeat check sorts the keys; it must name the
+  // same pair as the pairwise check: the first label that repeats, and the
+  // label it repeats.
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100; ++i) keys.push_back("k" + std::to_string(i));
+  keys[90] = keys[10];
+  keys[70] = keys[30];
+  keys[75] = keys[30];
+  SampleBuilder repeated;
+  repeated.Frame("f").Values({1, 1, 1});
+  for (const std::string& k : keys) repeated.NumLabel(k, 1);
+  ExpectAddRejected(repeated, "sample.labels[70].key repeats sample.labels[30].key");
+
+  auto p = NewProfile();
+  SampleBuilder most;
+  most.Frame("f").Values({1, 1, 1});
+  for (size_t i = 0; i < STACKREC_MAX_ARRAY_LEN; ++i) most.NumLabel("k" + std::to_string(i), 1);
+  Add(p.get(), most);
+  const Profile out = SerializeAndDecode(p.get());
+  REQUIRE(out.sample_size() == 1);
+  REQUIRE(out.sample(0).label_size() == static_cast<int>(STACKREC_MAX_ARRAY_LEN));
+  CHECK(out.string_table(static_cast<int>(out.sample(0).label(65535).key())) == "k65535");
 }
 
 TEST_CASE("lengths whose byte size overflows are rejected") {

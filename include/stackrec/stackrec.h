@@ -14,7 +14,10 @@
  *     handed out (a stackrec_encoded) is owned by the caller until freed.
  *  3. Strings are UTF-8 {ptr, len} pairs and need not be NUL-terminated.
  *     {NULL, 0} is the empty string; a NULL ptr with a non-zero len is an
- *     error, and so is a string that is not valid UTF-8.
+ *     error, and so is a string that is not valid UTF-8. Every length is
+ *     checked against its limit (STACKREC_MAX_STR_LEN and the array limits
+ *     below) before a byte is read, so an impossible length is refused by
+ *     name and reads nothing.
  *  4. Errors. Fallible calls return a stackrec_status; STACKREC_OK is 0 and
  *     codes are append-only, never renumbered. After a failed call,
  *     stackrec_last_error() gives this thread's message, which names the
@@ -93,6 +96,18 @@ STACKREC_API const char *stackrec_status_name(stackrec_status status);
 STACKREC_API const char *stackrec_last_error(void);
 
 /* ---- Input types -------------------------------------------------------- */
+
+/* The longest input the library accepts; a call passing anything longer
+ * gets INVALID_ARGUMENT naming the field, e.g. "sample.labels[2].key.len"
+ * or "sample.locations_len".
+ * - STACKREC_MAX_STR_LEN: bytes in one stackrec_str.
+ * - STACKREC_MAX_STACK_LEN: frames in one stack (sample.locations_len,
+ *   location_ids_len); max_frames then cuts what is kept.
+ * - STACKREC_MAX_ARRAY_LEN: elements of every other array (labels, values,
+ *   sample types, comments, value offsets, live-heap types). */
+#define STACKREC_MAX_STR_LEN ((size_t)1 << 24)
+#define STACKREC_MAX_STACK_LEN ((size_t)1 << 20)
+#define STACKREC_MAX_ARRAY_LEN ((size_t)1 << 16)
 
 /* UTF-8 bytes, not necessarily NUL-terminated. {NULL, 0} is "". */
 typedef struct stackrec_str {
