@@ -188,6 +188,10 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
   in.drop_frames = std::string(view);
   STACKREC_RETURN_IF_ERROR(ToView(opts->keep_frames, "opts.keep_frames", &view));
   in.keep_frames = std::string(view);
+  // Only recorders read the live-heap types; the array is checked for both,
+  // as every array of the header is.
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(opts->live_heap_types, opts->live_heap_types_len, "opts.live_heap_types"));
   return MakeProfileOptions(in, out);
 }
 
@@ -195,8 +199,6 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out) {
 // its `sample_types` declared types.
 Status ToLiveHeapOptions(const stackrec_profile_options* opts, size_t sample_types,
                          LiveHeapOptions* out) {
-  STACKREC_RETURN_IF_ERROR(
-      CheckArray(opts->live_heap_types, opts->live_heap_types_len, "opts.live_heap_types"));
   LiveHeapOptions in;
   if (opts->live_heap_types_len != 0) {
     in.types.assign(opts->live_heap_types, opts->live_heap_types + opts->live_heap_types_len);

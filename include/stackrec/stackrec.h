@@ -210,7 +210,7 @@ typedef struct stackrec_sample {
  *   viewer hides (drop_frames) unless they match keep_frames. Written as
  *   given; stackrec itself does not interpret them. {NULL, 0}: unset.
  * - Live-heap tracking (recorders only; a stackrec_profile ignores these
- *   fields, unchecked: see stackrec_recorder_track):
+ *   fields but for the checks every array gets: see stackrec_recorder_track):
  *   - live_heap_types / live_heap_types_len: offsets into sample_types of
  *     the values a tracked object carries, e.g. of "heap-live-samples" and
  *     "heap-live-size". Each below sample_types_len, no repeats. NULL with
