@@ -1075,7 +1075,7 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
     // and 101 / 98), and with the baseline's turn moved to the front the
     // profile's string add, then after it, was the slow one (630 ns
     // against the recorder's 518). A pause after the baseline did not
-    // help; not traced further (bench/PERFORMANCE.md).
+    // help; not traced further (docs/performance.md).
     const Measurement warm =
         RunIsolated([&] { return MeasureIds(Impl::kProfile, *w, IdMode::kStackId, false); });
     if (!warm.ok) {

@@ -99,7 +99,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMappingOrSystemName(const Frame& f, 
 // test read in registers for that rarer path, and so folds each of the
 // test's loads into its or (`or mem, reg`) rather than loading it into a
 // register of its own first: five instructions fewer a frame, on a pass
-// bound by its instruction count (bench/PERFORMANCE.md). The empty asm
+// bound by its instruction count (docs/performance.md). The empty asm
 // with a memory clobber emits nothing; native frames pay six reloads that
 // hit L1, and timed no slower.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void ReloadFrameFields() { asm volatile("" ::: "memory"); }

@@ -235,7 +235,7 @@ Status Recorder::RecordWith(F&& add) {
     // sampler to read from here. A sampler alone keeps the deferral. (Two
     // samplers back to back on 2 cores, latency bench: p50 1.10 -> 0.96 us
     // a record; one sampler 0.24 -> 0.23 us, where settling every record
-    // took 0.33; bench/PERFORMANCE.md.)
+    // took 0.33; docs/performance.md.)
     const void* const self = ThisThread();
     if (self != slot.last_sampler) {
       slot.last_sampler = self;

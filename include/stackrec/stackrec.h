@@ -31,7 +31,7 @@
  *     for the serializer. The status and error calls are thread-safe.
  *  6. Format. The output is gzip-, zstd- or un-compressed pprof: string table
  *     entry 0 is "", ids start at 1, and only what the samples reference is
- *     written. See README.md for the label conventions (end_timestamp_ns,
+ *     written. See docs/format.md for the label conventions (end_timestamp_ns,
  *     local root span id, trace endpoint).
  *  7. Versions. Structs gain fields only at their end, and the library reads
  *     a struct with the size of the header it was built from; while the

@@ -14,7 +14,7 @@
 //
 // The model is independent of the library: its own UTF-8 check, its own
 // idea of the label and aggregation rules, std::map for the aggregate.
-// Build and run (clang): see README.md, "Fuzzing". Replayed over
+// Build and run (clang): see docs/testing.md, "Fuzzing". Replayed over
 // tests/fuzz/corpus by the fuzz_corpus_replay CTest with any compiler.
 #include <algorithm>
 #include <cstdint>
