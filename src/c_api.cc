@@ -38,6 +38,7 @@ static_assert(STACKREC_LIMIT_EXCEEDED ==
 static_assert(STACKREC_BUSY == static_cast<int>(stackrec::Code::kBusy), "");
 static_assert(STACKREC_INTERNAL == static_cast<int>(stackrec::Code::kInternal),
               "");
+static_assert(STACKREC_UNSUPPORTED == static_cast<int>(stackrec::Code::kUnsupported), "");
 static_assert(STACKREC_COMPRESSION_GZIP ==
                   static_cast<int>(stackrec::Compression::kGzip), "");
 static_assert(STACKREC_COMPRESSION_NONE ==
@@ -434,6 +435,70 @@ int EnumBits(const Enum& value) {
   return bits;
 }
 
+// ---- Structs that grow (contract point 7) ----------------------------------
+
+// A host passes each growable struct with the sizeof of the header it was
+// built against. No version of a struct will be larger than this, and a
+// longer struct's tail is read byte by byte.
+constexpr size_t kMaxStructBytes = 4096;
+
+// A size a version of a struct aligned to `align` can have.
+Status CheckStructSize(size_t size, size_t align, const char* name) {
+  if (size == 0 || size % align != 0 || size > kMaxStructBytes) {
+    return Error(Code::kInvalidArgument,
+                 "%s_size %zu is not the size of a version of the struct (a multiple of %zu, "
+                 "at most %zu)",
+                 name, size, align, kMaxStructBytes);
+  }
+  return OkStatus();
+}
+
+// The host's `size` bytes at `in` as this library's `known` bytes at
+// `copy`: a shorter struct (an older header) is zero-extended, so the
+// fields it lacks take their defaults; a longer one (a newer header) must
+// be zero past what this library knows.
+Status ReadResized(const void* in, size_t size, size_t known, size_t align, const char* name,
+                   void* copy) {
+  STACKREC_RETURN_IF_ERROR(CheckStructSize(size, align, name));
+  const unsigned char* bytes = static_cast<const unsigned char*>(in);
+  for (size_t i = known; i < size; ++i) {
+    if (bytes[i] != 0) {
+      return Error(Code::kUnsupported,
+                   "%s sets byte %zu of its %zu, but stackrec %d.%d.%d knows the first %zu "
+                   "only: the host was built against a newer header than this library's",
+                   name, i, size, STACKREC_VERSION_MAJOR, STACKREC_VERSION_MINOR,
+                   STACKREC_VERSION_PATCH, known);
+    }
+  }
+  std::memset(copy, 0, known);
+  std::memcpy(copy, in, size < known ? size : known);
+  return OkStatus();
+}
+
+// `*out` is `in` read as this library's T (see ReadResized); `copy` holds
+// it when the host's size differs. A NULL `in` stays NULL.
+template <typename T>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ReadGrowable(const T* in, size_t size,
+                                                        const char* name, T* copy,
+                                                        const T** out) {
+  *out = in;
+  if (ABSL_PREDICT_TRUE(size == sizeof(T)) || in == nullptr) return OkStatus();
+  STACKREC_RETURN_IF_ERROR(ReadResized(in, size, sizeof(T), alignof(T), name, copy));
+  *out = copy;
+  return OkStatus();
+}
+
+// Copies `value` into the host's struct of `size` bytes: what the host's
+// struct lacks is not written, and what this library does not know is 0.
+template <typename T>
+Status WriteGrowable(const T& value, size_t size, const char* name, T* out) {
+  STACKREC_RETURN_IF_ERROR(CheckStructSize(size, alignof(T), name));
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(out);
+  std::memcpy(bytes, &value, size < sizeof(T) ? size : sizeof(T));
+  if (size > sizeof(T)) std::memset(bytes + sizeof(T), 0, size - sizeof(T));
+  return OkStatus();
+}
+
 Status ToSerializeOptions(const stackrec_serialize_options* opts,
                           SerializeOptions* out) {
   *out = SerializeOptions();
@@ -531,17 +596,21 @@ const char* stackrec_status_name(stackrec_status status) {
     case STACKREC_LIMIT_EXCEEDED: return "STACKREC_LIMIT_EXCEEDED";
     case STACKREC_BUSY: return "STACKREC_BUSY";
     case STACKREC_INTERNAL: return "STACKREC_INTERNAL";
+    case STACKREC_UNSUPPORTED: return "STACKREC_UNSUPPORTED";
     default: return "STACKREC_UNKNOWN";
   }
 }
 
 const char* stackrec_last_error(void) { return stackrec::LastErrorMessage(); }
 
-stackrec_status stackrec_profile_new(const stackrec_profile_options* opts,
-                                     stackrec_profile** out) {
+stackrec_status stackrec_profile_new_sized(const stackrec_profile_options* host_opts,
+                                           stackrec_profile** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
+    stackrec_profile_options copy;
+    const stackrec_profile_options* opts;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_opts, opts_size, "opts", &copy, &opts));
     stackrec::ProfileOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
     auto handle = std::make_unique<stackrec_profile>();
@@ -552,10 +621,15 @@ stackrec_status stackrec_profile_new(const stackrec_profile_options* opts,
   });
 }
 
-stackrec_status stackrec_profile_add(stackrec_profile* profile,
-                                     const stackrec_sample* sample) {
+stackrec_status stackrec_profile_add_sized(stackrec_profile* profile,
+                                           const stackrec_sample* host_sample,
+                                           size_t sample_size) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
+    stackrec_sample copy;
+    const stackrec_sample* sample;
+    STACKREC_RETURN_IF_ERROR(
+        stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample));
     return stackrec::WithSample(
         sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
           return profile->impl->Add(view, frames);
@@ -585,23 +659,29 @@ stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,
   });
 }
 
-stackrec_status stackrec_profile_add_upscaling_rule(
-    stackrec_profile* profile, const stackrec_upscaling_rule* rule) {
+stackrec_status stackrec_profile_add_upscaling_rule_sized(
+    stackrec_profile* profile, const stackrec_upscaling_rule* host_rule, size_t rule_size) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
+    stackrec_upscaling_rule copy;
+    const stackrec_upscaling_rule* rule;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_rule, rule_size, "rule", &copy, &rule));
     stackrec::UpscalingRule converted;
     STACKREC_RETURN_IF_ERROR(stackrec::ToUpscalingRule(rule, &converted));
     return profile->impl->AddUpscalingRule(std::move(converted));
   });
 }
 
-stackrec_status stackrec_profile_serialize(
-    stackrec_profile* profile, const stackrec_serialize_options* opts,
-    stackrec_encoded** out) {
+stackrec_status stackrec_profile_serialize_sized(
+    stackrec_profile* profile, const stackrec_serialize_options* host_opts,
+    stackrec_encoded** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
     if (profile == nullptr) return NullArgument("profile");
+    stackrec_serialize_options copy;
+    const stackrec_serialize_options* opts;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_opts, opts_size, "opts", &copy, &opts));
     stackrec::SerializeOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
     auto encoded = std::make_unique<stackrec_encoded>();
@@ -667,13 +747,14 @@ stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded,
   });
 }
 
-stackrec_status stackrec_encoded_stats(const stackrec_encoded* encoded,
-                                       stackrec_encode_stats* out) {
+stackrec_status stackrec_encoded_stats_sized(const stackrec_encoded* encoded,
+                                             stackrec_encode_stats* host_out, size_t out_size) {
   return Guard([&]() -> Status {
     if (encoded == nullptr) return NullArgument("encoded");
-    if (out == nullptr) return NullArgument("out");
+    if (host_out == nullptr) return NullArgument("out");
     const stackrec::SerializationStats& s = encoded->stats;
-    *out = stackrec_encode_stats{};
+    stackrec_encode_stats stats{};
+    stackrec_encode_stats* out = &stats;
     out->samples_recorded = s.samples_added;
     out->samples_truncated = s.samples_truncated;
     out->samples_over_memory = s.samples_over_memory;
@@ -686,17 +767,20 @@ stackrec_status stackrec_encoded_stats(const stackrec_encoded* encoded,
     out->uncompressed_bytes = s.encoded.uncompressed_bytes;
     out->compressed_bytes = encoded->bytes.size();
     out->encode_ns = s.encode_ns;
-    return OkStatus();
+    return stackrec::WriteGrowable(stats, out_size, "out", host_out);
   });
 }
 
 void stackrec_encoded_free(stackrec_encoded* encoded) { delete encoded; }
 
-stackrec_status stackrec_recorder_new(const stackrec_profile_options* opts,
-                                      stackrec_recorder** out) {
+stackrec_status stackrec_recorder_new_sized(const stackrec_profile_options* host_opts,
+                                            stackrec_recorder** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
+    stackrec_profile_options copy;
+    const stackrec_profile_options* opts;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_opts, opts_size, "opts", &copy, &opts));
     stackrec::ProfileOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
     stackrec::LiveHeapOptions live_heap;
@@ -710,16 +794,22 @@ stackrec_status stackrec_recorder_new(const stackrec_profile_options* opts,
   });
 }
 
-stackrec_status stackrec_recorder_record(stackrec_recorder* recorder,
-                                         const stackrec_sample* sample) {
+stackrec_status stackrec_recorder_record_sized(stackrec_recorder* recorder,
+                                               const stackrec_sample* host_sample,
+                                               size_t sample_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     bool converted = false;
-    const Status status = stackrec::WithSample(
-        sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
-          converted = true;
-          return recorder->impl->Record(view, frames);
-        });
+    stackrec_sample copy;
+    const stackrec_sample* sample;
+    Status status = stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample);
+    if (status.ok()) {
+      status = stackrec::WithSample(
+          sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
+            converted = true;
+            return recorder->impl->Record(view, frames);
+          });
+    }
     if (!converted) recorder->impl->CountRejected();
     return status;
   });
@@ -747,21 +837,29 @@ stackrec_status stackrec_recorder_add_endpoint_count(stackrec_recorder* recorder
   });
 }
 
-stackrec_status stackrec_recorder_add_upscaling_rule(
-    stackrec_recorder* recorder, const stackrec_upscaling_rule* rule) {
+stackrec_status stackrec_recorder_add_upscaling_rule_sized(
+    stackrec_recorder* recorder, const stackrec_upscaling_rule* host_rule, size_t rule_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
+    stackrec_upscaling_rule copy;
+    const stackrec_upscaling_rule* rule;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_rule, rule_size, "rule", &copy, &rule));
     stackrec::UpscalingRule converted;
     STACKREC_RETURN_IF_ERROR(stackrec::ToUpscalingRule(rule, &converted));
     return recorder->impl->AddUpscalingRule(std::move(converted));
   });
 }
 
-stackrec_status stackrec_recorder_track(stackrec_recorder* recorder,
-                                        uint64_t object_id,
-                                        const stackrec_sample* sample) {
+stackrec_status stackrec_recorder_track_sized(stackrec_recorder* recorder,
+                                              uint64_t object_id,
+                                              const stackrec_sample* host_sample,
+                                              size_t sample_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
+    stackrec_sample copy;
+    const stackrec_sample* sample;
+    STACKREC_RETURN_IF_ERROR(
+        stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample));
     stackrec::SampleView view;
     stackrec::LabelRoom room;
     STACKREC_RETURN_IF_ERROR(stackrec::ToSample(sample, &room, &view));
@@ -778,13 +876,16 @@ stackrec_status stackrec_recorder_untrack(stackrec_recorder* recorder,
   });
 }
 
-stackrec_status stackrec_recorder_serialize(
-    stackrec_recorder* recorder, const stackrec_serialize_options* opts,
-    stackrec_encoded** out) {
+stackrec_status stackrec_recorder_serialize_sized(
+    stackrec_recorder* recorder, const stackrec_serialize_options* host_opts,
+    stackrec_encoded** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
     if (recorder == nullptr) return NullArgument("recorder");
+    stackrec_serialize_options copy;
+    const stackrec_serialize_options* opts;
+    STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_opts, opts_size, "opts", &copy, &opts));
     stackrec::SerializeOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
     stackrec::EncodedProfile profile;
@@ -809,13 +910,14 @@ stackrec_status stackrec_recorder_reset_after_fork(stackrec_recorder* recorder) 
   });
 }
 
-stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
-                                        stackrec_stats* out) {
+stackrec_status stackrec_recorder_stats_sized(const stackrec_recorder* recorder,
+                                              stackrec_stats* host_out, size_t out_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
-    if (out == nullptr) return NullArgument("out");
+    if (host_out == nullptr) return NullArgument("out");
     const stackrec::RecorderStats s = recorder->impl->stats();
-    *out = stackrec_stats{};
+    stackrec_stats stats{};
+    stackrec_stats* out = &stats;
     out->last_samples_recorded = s.last_samples;
     out->last_distinct_keys = s.last_distinct_keys;
     out->last_serialize_ns = s.last_serialize_ns;
@@ -831,7 +933,7 @@ stackrec_status stackrec_recorder_stats(const stackrec_recorder* recorder,
     out->samples_left_out_of_output = s.samples_left_out_of_output;
     out->objects_tracked = s.objects_tracked;
     out->objects_not_tracked = s.objects_not_tracked;
-    return OkStatus();
+    return stackrec::WriteGrowable(stats, out_size, "out", host_out);
   });
 }
 
@@ -971,10 +1073,15 @@ stackrec_status stackrec_profile_intern_labels(stackrec_profile* profile,
       });
 }
 
-stackrec_status stackrec_profile_add_ids(stackrec_profile* profile,
-                                         const stackrec_id_sample* sample) {
+stackrec_status stackrec_profile_add_ids_sized(stackrec_profile* profile,
+                                               const stackrec_id_sample* host_sample,
+                                               size_t sample_size) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
+    stackrec_id_sample copy;
+    const stackrec_id_sample* sample;
+    STACKREC_RETURN_IF_ERROR(
+        stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample));
     stackrec::IdSampleView view;
     stackrec::LabelRoom room;
     STACKREC_RETURN_IF_ERROR(stackrec::ToIdSample(sample, &room, &view));
@@ -1040,13 +1147,17 @@ stackrec_status stackrec_recorder_intern_labels(stackrec_recorder* recorder,
       });
 }
 
-stackrec_status stackrec_recorder_record_ids(stackrec_recorder* recorder,
-                                             const stackrec_id_sample* sample) {
+stackrec_status stackrec_recorder_record_ids_sized(stackrec_recorder* recorder,
+                                                   const stackrec_id_sample* host_sample,
+                                                   size_t sample_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     stackrec::IdSampleView view;
     stackrec::LabelRoom room;
-    const Status converted = stackrec::ToIdSample(sample, &room, &view);
+    stackrec_id_sample copy;
+    const stackrec_id_sample* sample;
+    Status converted = stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample);
+    if (converted.ok()) converted = stackrec::ToIdSample(sample, &room, &view);
     if (!converted.ok()) {
       recorder->impl->CountRejected();
       return converted;

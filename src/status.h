@@ -20,6 +20,7 @@ enum class Code : int {
   kLimitExceeded = 3,
   kBusy = 4,
   kInternal = 5,
+  kUnsupported = 6,
 };
 
 class [[nodiscard]] Status {

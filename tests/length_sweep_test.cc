@@ -339,9 +339,12 @@ struct Driver {
   std::function<stackrec_status(Target&, Args&)> call;
 };
 
+// By the exported name the header parse finds; a call of a growable
+// struct's _sized entry point goes through the header's inline function,
+// which passes this header's size.
 std::map<std::string, Driver> Drivers() {
   std::map<std::string, Driver> d;
-  d["stackrec_profile_new"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
+  d["stackrec_profile_new_sized"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
                                [](Target&, Args& a) {
                                  stackrec_profile* out = reinterpret_cast<stackrec_profile*>(1);
                                  const stackrec_status st = stackrec_profile_new(&a.opts, &out);
@@ -349,7 +352,7 @@ std::map<std::string, Driver> Drivers() {
                                  stackrec_profile_free(st == STACKREC_OK ? out : nullptr);
                                  return st;
                                }};
-  d["stackrec_recorder_new"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
+  d["stackrec_recorder_new_sized"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
                                 [](Target&, Args& a) {
                                   stackrec_recorder* out = reinterpret_cast<stackrec_recorder*>(1);
                                   const stackrec_status st = stackrec_recorder_new(&a.opts, &out);
@@ -358,20 +361,20 @@ std::map<std::string, Driver> Drivers() {
                                   return st;
                                 }};
   auto sample = [](Args* a, const Target&) { FillSample(a, {1, 2, 3}); };
-  d["stackrec_profile_add"] = {On::kProfile, sample, [](Target& t, Args& a) {
+  d["stackrec_profile_add_sized"] = {On::kProfile, sample, [](Target& t, Args& a) {
                                  return stackrec_profile_add(t.profile.get(), &a.sample);
                                }};
-  d["stackrec_recorder_record"] = {On::kRecorder, sample, [](Target& t, Args& a) {
+  d["stackrec_recorder_record_sized"] = {On::kRecorder, sample, [](Target& t, Args& a) {
                                      return stackrec_recorder_record(t.recorder.get(), &a.sample);
                                    }};
-  d["stackrec_recorder_track"] = {
+  d["stackrec_recorder_track_sized"] = {
       On::kHeapRecorder, [](Args* a, const Target&) { FillSample(a, {1, 256}); },
       [](Target& t, Args& a) { return stackrec_recorder_track(t.recorder.get(), 77, &a.sample); }};
   auto id_sample = [](Args* a, const Target& t) { FillIdSample(a, t.location_id); };
-  d["stackrec_profile_add_ids"] = {On::kProfile, id_sample, [](Target& t, Args& a) {
+  d["stackrec_profile_add_ids_sized"] = {On::kProfile, id_sample, [](Target& t, Args& a) {
                                      return stackrec_profile_add_ids(t.profile.get(), &a.id_sample);
                                    }};
-  d["stackrec_recorder_record_ids"] = {On::kRecorder, id_sample, [](Target& t, Args& a) {
+  d["stackrec_recorder_record_ids_sized"] = {On::kRecorder, id_sample, [](Target& t, Args& a) {
                                          return stackrec_recorder_record_ids(t.recorder.get(),
                                                                              &a.id_sample);
                                        }};
@@ -396,11 +399,11 @@ std::map<std::string, Driver> Drivers() {
         return stackrec_recorder_add_endpoint_count(t.recorder.get(), a.endpoint, 3);
       }};
   auto rule = [](Args* a, const Target&) { FillRule(a); };
-  d["stackrec_profile_add_upscaling_rule"] = {
+  d["stackrec_profile_add_upscaling_rule_sized"] = {
       On::kProfile, rule, [](Target& t, Args& a) {
         return stackrec_profile_add_upscaling_rule(t.profile.get(), &a.rule);
       }};
-  d["stackrec_recorder_add_upscaling_rule"] = {
+  d["stackrec_recorder_add_upscaling_rule_sized"] = {
       On::kRecorder, rule, [](Target& t, Args& a) {
         return stackrec_recorder_add_upscaling_rule(t.recorder.get(), &a.rule);
       }};
@@ -585,7 +588,7 @@ TEST_CASE("the header's length fields are the ones the sweep drives") {
   for (const auto& [name, driver] : drivers) driven.insert(name);
   CHECK(with_fields == driven);
   // The parse itself, on fields every version of the header has.
-  const std::vector<LengthField> add = LengthFields(decls, "stackrec_profile_add");
+  const std::vector<LengthField> add = LengthFields(decls, "stackrec_profile_add_sized");
   std::vector<std::string> paths;
   for (const LengthField& f : add) paths.push_back(f.path);
   CHECK(paths == std::vector<std::string>{

@@ -27,7 +27,7 @@ values of the wrong type raise TypeError before stackrec is called.
 import ctypes
 import os
 
-ABI_MAJOR = 0  # the SONAME's number; a new major is a new ABI
+ABI_MAJOR = 1  # the SONAME's number; a new major is a new ABI
 
 _library = ctypes.CDLL(os.environ.get("STACKREC_LIBRARY") or f"libstackrec.so.{ABI_MAJOR}")
 
@@ -131,13 +131,24 @@ def _declare(name, restype, *argtypes):
     return function
 
 
+def _declare_sized(name, restype, struct, *argtypes):
+    """A call that passes a growable struct: binds stackrec_<name>_sized and
+    appends the size of the layout declared here, as the C header's inline
+    functions append sizeof of theirs."""
+    function = _declare(name + "_sized", restype, *argtypes, c_size_t)
+    size = ctypes.sizeof(struct)
+    return lambda *args: function(*args, size)
+
+
 _version_number = _declare("version_number", ctypes.c_int)
 _status_name = _declare("status_name", ctypes.c_char_p, _status)
 _last_error = _declare("last_error", ctypes.c_char_p)
-_recorder_new = _declare("recorder_new", _status,
-                         ctypes.POINTER(_ProfileOptions), ctypes.POINTER(_recorder_p))
-_recorder_record = _declare("recorder_record", _status, _recorder_p, ctypes.POINTER(_Sample))
-_recorder_track = _declare("recorder_track", _status, _recorder_p, c_uint64, ctypes.POINTER(_Sample))
+_recorder_new = _declare_sized("recorder_new", _status, _ProfileOptions,
+                               ctypes.POINTER(_ProfileOptions), ctypes.POINTER(_recorder_p))
+_recorder_record = _declare_sized("recorder_record", _status, _Sample, _recorder_p,
+                                  ctypes.POINTER(_Sample))
+_recorder_track = _declare_sized("recorder_track", _status, _Sample, _recorder_p, c_uint64,
+                                 ctypes.POINTER(_Sample))
 _recorder_untrack = _declare("recorder_untrack", _status, _recorder_p, c_uint64)
 _recorder_intern_function = _declare("recorder_intern_function", _status, _recorder_p,
                                      ctypes.POINTER(_Function), ctypes.POINTER(ctypes.c_uint32))
@@ -150,15 +161,17 @@ _recorder_intern_stack = _declare("recorder_intern_stack", _status, _recorder_p,
 _recorder_intern_labels = _declare("recorder_intern_labels", _status, _recorder_p,
                                    ctypes.POINTER(_Label), c_size_t,
                                    ctypes.POINTER(ctypes.c_uint32))
-_recorder_record_ids = _declare("recorder_record_ids", _status, _recorder_p,
-                                ctypes.POINTER(_IdSample))
+_recorder_record_ids = _declare_sized("recorder_record_ids", _status, _IdSample, _recorder_p,
+                                      ctypes.POINTER(_IdSample))
 _recorder_forget_ids = _declare("recorder_forget_ids", _status, _recorder_p)
 _recorder_record_endpoint = _declare("recorder_record_endpoint", _status,
                                      _recorder_p, c_uint64, _Str)
-_recorder_serialize = _declare("recorder_serialize", _status, _recorder_p,
-                               ctypes.POINTER(_SerializeOptions), ctypes.POINTER(_encoded_p))
+_recorder_serialize = _declare_sized("recorder_serialize", _status, _SerializeOptions,
+                                     _recorder_p, ctypes.POINTER(_SerializeOptions),
+                                     ctypes.POINTER(_encoded_p))
 _recorder_reset_after_fork = _declare("recorder_reset_after_fork", _status, _recorder_p)
-_recorder_stats = _declare("recorder_stats", _status, _recorder_p, ctypes.POINTER(_Stats))
+_recorder_stats = _declare_sized("recorder_stats", _status, _Stats, _recorder_p,
+                                 ctypes.POINTER(_Stats))
 _recorder_free = _declare("recorder_free", None, _recorder_p)
 _encoded_data = _declare("encoded_data", ctypes.POINTER(ctypes.c_uint8), _encoded_p)
 _encoded_size = _declare("encoded_size", c_size_t, _encoded_p)

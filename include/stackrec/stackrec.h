@@ -33,11 +33,21 @@
  *     entry 0 is "", ids start at 1, and only what the samples reference is
  *     written. See docs/format.md for the label conventions (end_timestamp_ns,
  *     local root span id, trace endpoint).
- *  7. Versions. Structs gain fields only at their end, and the library reads
- *     a struct with the size of the header it was built from; while the
- *     major version is 0 (SONAME libstackrec.so.0) that size may still
- *     grow, so build against the header of the library you load, and check
- *     stackrec_version_number() == STACKREC_VERSION_NUMBER at start-up.
+ *  7. Versions and ABI. A host built against the header of a 1.x version
+ *     runs, without recompiling, with every later 1.x library (SONAME
+ *     libstackrec.so.1). The structs passed one at a time (options, samples,
+ *     id samples, upscaling rules, serialize options, and the two stats the
+ *     library fills in) grow at their end only, and every call that takes
+ *     one is given its size: the static inline functions below pass sizeof
+ *     of this header's struct to the exported stackrec_*_sized entry points
+ *     (a host that binds symbols itself, through dlsym or an FFI, calls
+ *     those with the size of the layout it declares). A struct shorter than
+ *     the library's (an older header) has the fields it lacks read as zero,
+ *     their defaults; a longer one (a newer header) must be zero past what
+ *     the library knows, else STACKREC_UNSUPPORTED; stats fields the library
+ *     does not know are written as zero. The structs passed in arrays or
+ *     inside others (stackrec_str, value_type, mapping, function, location,
+ *     label, interned_location) never change within 1.x.
  *
  * Only <stdint.h>, <stddef.h> and <stdbool.h> are included; this header is
  * C99 and C++ clean.
@@ -63,8 +73,8 @@ extern "C" {
 
 /* ---- Version ------------------------------------------------------------ */
 
-#define STACKREC_VERSION_MAJOR 0
-#define STACKREC_VERSION_MINOR 1
+#define STACKREC_VERSION_MAJOR 1
+#define STACKREC_VERSION_MINOR 0
 #define STACKREC_VERSION_PATCH 0
 #define STACKREC_VERSION_NUMBER                                      \
   (STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + \
@@ -82,7 +92,9 @@ typedef enum stackrec_status {
   STACKREC_OUT_OF_MEMORY = 2,    /* an allocation failed; nothing changed */
   STACKREC_LIMIT_EXCEEDED = 3,   /* a size or count limit was reached */
   STACKREC_BUSY = 4,             /* another thread holds the operation */
-  STACKREC_INTERNAL = 5          /* a bug in stackrec; please report it */
+  STACKREC_INTERNAL = 5,         /* a bug in stackrec; please report it */
+  STACKREC_UNSUPPORTED = 6       /* the host set a field this library does not
+                                    know (built against a newer header) */
 } stackrec_status;
 
 /* The enum's name for `status`, e.g. "STACKREC_OK". Static storage; never
@@ -298,13 +310,24 @@ typedef struct stackrec_encoded stackrec_encoded;
 /* Creates an empty profile whose interval starts now. `opts` is borrowed.
  * INVALID_ARGUMENT: opts or out NULL, no sample types, an empty type name,
  * a negative period, invalid strings. */
-STACKREC_API stackrec_status stackrec_profile_new(
-    const stackrec_profile_options *opts, stackrec_profile **out);
+STACKREC_API stackrec_status stackrec_profile_new_sized(
+    const stackrec_profile_options *opts, stackrec_profile **out,
+    size_t opts_size);
+static inline stackrec_status stackrec_profile_new(
+    const stackrec_profile_options *opts, stackrec_profile **out) {
+  return stackrec_profile_new_sized(opts, out,
+                                    sizeof(stackrec_profile_options));
+}
 
 /* Adds one sample (see stackrec_sample). On any error the profile is left
  * exactly as it was. */
-STACKREC_API stackrec_status stackrec_profile_add(stackrec_profile *profile,
-                                                  const stackrec_sample *sample);
+STACKREC_API stackrec_status stackrec_profile_add_sized(
+    stackrec_profile *profile, const stackrec_sample *sample,
+    size_t sample_size);
+static inline stackrec_status stackrec_profile_add(
+    stackrec_profile *profile, const stackrec_sample *sample) {
+  return stackrec_profile_add_sized(profile, sample, sizeof(stackrec_sample));
+}
 
 /* At serialization, every sample whose numeric label "local root span id"
  * equals local_root_span_id (compared as the same 64 bits) also gets the
@@ -325,15 +348,27 @@ STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
 /* Adds an upscaling rule (see stackrec_upscaling_rule), applied by every
  * later serialize. Rules stay through resets. INVALID_ARGUMENT naming the
  * rule's field for a bad or overlapping rule, LIMIT_EXCEEDED past 64. */
-STACKREC_API stackrec_status stackrec_profile_add_upscaling_rule(
-    stackrec_profile *profile, const stackrec_upscaling_rule *rule);
+STACKREC_API stackrec_status stackrec_profile_add_upscaling_rule_sized(
+    stackrec_profile *profile, const stackrec_upscaling_rule *rule,
+    size_t rule_size);
+static inline stackrec_status stackrec_profile_add_upscaling_rule(
+    stackrec_profile *profile, const stackrec_upscaling_rule *rule) {
+  return stackrec_profile_add_upscaling_rule_sized(profile, rule,
+                                                   sizeof(stackrec_upscaling_rule));
+}
 
 /* Encodes everything added since creation or the last reset, without
  * resetting. `opts` NULL means gzip at the default level. The interval is
  * [start, now]: time_nanos = start, duration_nanos = now - start. */
-STACKREC_API stackrec_status stackrec_profile_serialize(
+STACKREC_API stackrec_status stackrec_profile_serialize_sized(
     stackrec_profile *profile, const stackrec_serialize_options *opts,
-    stackrec_encoded **out);
+    stackrec_encoded **out, size_t opts_size);
+static inline stackrec_status stackrec_profile_serialize(
+    stackrec_profile *profile, const stackrec_serialize_options *opts,
+    stackrec_encoded **out) {
+  return stackrec_profile_serialize_sized(profile, opts, out,
+                                          sizeof(stackrec_serialize_options));
+}
 
 /* Drops every sample and endpoint and frees what only they used; the
  * profile's interval starts again now. */
@@ -382,8 +417,14 @@ typedef struct stackrec_encode_stats {
 
 /* Copies those figures into *out. INVALID_ARGUMENT for a NULL handle or
  * output. */
-STACKREC_API stackrec_status stackrec_encoded_stats(
-    const stackrec_encoded *encoded, stackrec_encode_stats *out);
+STACKREC_API stackrec_status stackrec_encoded_stats_sized(
+    const stackrec_encoded *encoded, stackrec_encode_stats *out,
+    size_t out_size);
+static inline stackrec_status stackrec_encoded_stats(
+    const stackrec_encoded *encoded, stackrec_encode_stats *out) {
+  return stackrec_encoded_stats_sized(encoded, out,
+                                      sizeof(stackrec_encode_stats));
+}
 
 /* NULL-safe. */
 STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
@@ -411,14 +452,26 @@ typedef struct stackrec_recorder stackrec_recorder;
  * Recorders also read the live-heap fields: INVALID_ARGUMENT naming
  * opts.live_heap_types[i] for an offset past the sample types or a
  * repeat, or opts.max_tracked_objects over its limit. */
-STACKREC_API stackrec_status stackrec_recorder_new(
-    const stackrec_profile_options *opts, stackrec_recorder **out);
+STACKREC_API stackrec_status stackrec_recorder_new_sized(
+    const stackrec_profile_options *opts, stackrec_recorder **out,
+    size_t opts_size);
+static inline stackrec_status stackrec_recorder_new(
+    const stackrec_profile_options *opts, stackrec_recorder **out) {
+  return stackrec_recorder_new_sized(opts, out,
+                                     sizeof(stackrec_profile_options));
+}
 
 /* As stackrec_profile_add, into the active slot. Never waits for a
  * serializer: no lock the serializer holds is taken, and the common path
  * makes no system call. Samplers may briefly wait for each other. */
-STACKREC_API stackrec_status stackrec_recorder_record(
-    stackrec_recorder *recorder, const stackrec_sample *sample);
+STACKREC_API stackrec_status stackrec_recorder_record_sized(
+    stackrec_recorder *recorder, const stackrec_sample *sample,
+    size_t sample_size);
+static inline stackrec_status stackrec_recorder_record(
+    stackrec_recorder *recorder, const stackrec_sample *sample) {
+  return stackrec_recorder_record_sized(recorder, sample,
+                                        sizeof(stackrec_sample));
+}
 
 /* As stackrec_profile_set_endpoint. The mapping also applies to the
  * profile after the next flip, so a request that outlives a flip keeps its
@@ -435,8 +488,14 @@ STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
 /* As stackrec_profile_add_upscaling_rule, for every profile this recorder
  * serializes from the next serialize on, whatever the flips, and after
  * reset_after_fork too. Any thread; samplers never wait for it. */
-STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule(
-    stackrec_recorder *recorder, const stackrec_upscaling_rule *rule);
+STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule_sized(
+    stackrec_recorder *recorder, const stackrec_upscaling_rule *rule,
+    size_t rule_size);
+static inline stackrec_status stackrec_recorder_add_upscaling_rule(
+    stackrec_recorder *recorder, const stackrec_upscaling_rule *rule) {
+  return stackrec_recorder_add_upscaling_rule_sized(recorder, rule,
+                                                    sizeof(stackrec_upscaling_rule));
+}
 /* Live-heap tracking, for heap profiles: an object allocated in one
  * profile's interval and still alive in the next must appear in both.
  * Every serialization adds all objects tracked at its flip to its profile,
@@ -456,9 +515,15 @@ STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule(
  * recorder has no live-heap types. At max_tracked_objects, a new id gets
  * STACKREC_LIMIT_EXCEEDED, nothing changes, and the stats'
  * objects_not_tracked grows. `sample` is borrowed for the call. */
-STACKREC_API stackrec_status stackrec_recorder_track(
+STACKREC_API stackrec_status stackrec_recorder_track_sized(
     stackrec_recorder *recorder, uint64_t object_id,
-    const stackrec_sample *sample);
+    const stackrec_sample *sample, size_t sample_size);
+static inline stackrec_status stackrec_recorder_track(
+    stackrec_recorder *recorder, uint64_t object_id,
+    const stackrec_sample *sample) {
+  return stackrec_recorder_track_sized(recorder, object_id, sample,
+                                       sizeof(stackrec_sample));
+}
 
 /* The object `object_id` was freed: it leaves the next profiles. STACKREC_OK
  * and no change if it is not tracked (a runtime calls this on frees of
@@ -472,9 +537,15 @@ STACKREC_API stackrec_status stackrec_recorder_untrack(
  * [previous flip or creation, this flip]. `opts` NULL means gzip at the
  * default level. STACKREC_BUSY if another serialize is running. If encoding
  * fails, the old slot's samples are kept and come out in a later profile. */
-STACKREC_API stackrec_status stackrec_recorder_serialize(
+STACKREC_API stackrec_status stackrec_recorder_serialize_sized(
     stackrec_recorder *recorder, const stackrec_serialize_options *opts,
-    stackrec_encoded **out);
+    stackrec_encoded **out, size_t opts_size);
+static inline stackrec_status stackrec_recorder_serialize(
+    stackrec_recorder *recorder, const stackrec_serialize_options *opts,
+    stackrec_encoded **out) {
+  return stackrec_recorder_serialize_sized(recorder, opts, out,
+                                           sizeof(stackrec_serialize_options));
+}
 
 /* Call in the child after fork(), before any other call on the recorder:
  * whatever the parent's threads were doing at the fork (recording,
@@ -506,8 +577,12 @@ typedef struct stackrec_stats {
 } stackrec_stats;
 
 /* Copies the counters into *out. Thread-safe. */
-STACKREC_API stackrec_status stackrec_recorder_stats(
-    const stackrec_recorder *recorder, stackrec_stats *out);
+STACKREC_API stackrec_status stackrec_recorder_stats_sized(
+    const stackrec_recorder *recorder, stackrec_stats *out, size_t out_size);
+static inline stackrec_status stackrec_recorder_stats(
+    const stackrec_recorder *recorder, stackrec_stats *out) {
+  return stackrec_recorder_stats_sized(recorder, out, sizeof(stackrec_stats));
+}
 
 /* NULL-safe. No other call on the recorder may be running. */
 STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
@@ -600,8 +675,14 @@ STACKREC_API stackrec_status stackrec_profile_intern_labels(
     stackrec_profile *profile, const stackrec_label *labels, size_t labels_len,
     uint32_t *id);
 /* As stackrec_profile_add, by id. */
-STACKREC_API stackrec_status stackrec_profile_add_ids(
-    stackrec_profile *profile, const stackrec_id_sample *sample);
+STACKREC_API stackrec_status stackrec_profile_add_ids_sized(
+    stackrec_profile *profile, const stackrec_id_sample *sample,
+    size_t sample_size);
+static inline stackrec_status stackrec_profile_add_ids(
+    stackrec_profile *profile, const stackrec_id_sample *sample) {
+  return stackrec_profile_add_ids_sized(profile, sample,
+                                        sizeof(stackrec_id_sample));
+}
 /* Invalidates every id of the profile and frees the dictionary. */
 STACKREC_API stackrec_status stackrec_profile_forget_ids(
     stackrec_profile *profile);
@@ -622,8 +703,14 @@ STACKREC_API stackrec_status stackrec_recorder_intern_labels(
     stackrec_recorder *recorder, const stackrec_label *labels, size_t labels_len,
     uint32_t *id);
 /* As stackrec_recorder_record, by id. */
-STACKREC_API stackrec_status stackrec_recorder_record_ids(
-    stackrec_recorder *recorder, const stackrec_id_sample *sample);
+STACKREC_API stackrec_status stackrec_recorder_record_ids_sized(
+    stackrec_recorder *recorder, const stackrec_id_sample *sample,
+    size_t sample_size);
+static inline stackrec_status stackrec_recorder_record_ids(
+    stackrec_recorder *recorder, const stackrec_id_sample *sample) {
+  return stackrec_recorder_record_ids_sized(recorder, sample,
+                                            sizeof(stackrec_id_sample));
+}
 STACKREC_API stackrec_status stackrec_recorder_forget_ids(
     stackrec_recorder *recorder);
 

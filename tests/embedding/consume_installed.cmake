@@ -118,7 +118,7 @@ if(STEP STREQUAL "pkg-config")
   set(warnings -std=c99 -Wall -Wextra -pedantic -Werror)
   set(define "-DSTACKREC_EXPECTED_VERSION=\"${pc_version}\"")
 
-  # Shared: the rpath lets the program find libstackrec.so.0 in the prefix.
+  # Shared: the rpath lets the program find libstackrec.so.1 in the prefix.
   run("${PKG_CONFIG}" --cflags --libs stackrec OUTPUT_VARIABLE shared_flags)
   separate_arguments(shared_flags UNIX_COMMAND "${shared_flags}")
   run("${C_COMPILER}" ${c_flags} ${warnings} "${define}"

@@ -41,10 +41,13 @@ namespace pprof = perftools::profiles;
   } while (0)
 
 // The C API calls this test makes, bound directly or through dlsym, so that
-// the dlopen build has no link-time reference to libstackrec.so.
+// the dlopen build has no link-time reference to libstackrec.so. A host that
+// binds symbols binds the _sized entry points and passes its structs' sizes,
+// as the header's inline functions do.
 #define STACKREC_TEST_API(X)                                               \
-  X(recorder_new)                                                          \
-  X(recorder_record) X(recorder_record_endpoint) X(recorder_serialize)     \
+  X(recorder_new_sized)                                                    \
+  X(recorder_record_sized) X(recorder_record_endpoint)                     \
+  X(recorder_serialize_sized)                                              \
   X(recorder_free) X(encoded_data) X(encoded_size) X(encoded_free)         \
   X(status_name) X(last_error)
 
@@ -126,7 +129,7 @@ bool Run(const char* library_path) {
   opts.sample_types_len = 3;
   opts.sample_types_enabled = enabled;
   stackrec_recorder* recorder = nullptr;
-  if (!Ok(api, api.recorder_new(&opts, &recorder), "stackrec_recorder_new")) {
+  if (!Ok(api, api.recorder_new_sized(&opts, &recorder, sizeof(opts)), "stackrec_recorder_new")) {
     return false;
   }
 
@@ -145,7 +148,7 @@ bool Run(const char* library_path) {
     for (int i = 0; i < kRecordsPerStack && ok; i++) {
       const int64_t values[3] = {1000 * (s + 1), 1, 5};
       stackrec_sample sample{frames, 2, values, 3, &span, s == 0 ? 1u : 0u, 0};
-      ok = Ok(api, api.recorder_record(recorder, &sample),
+      ok = Ok(api, api.recorder_record_sized(recorder, &sample, sizeof(sample)),
               "stackrec_recorder_record");
       cpu_total += values[0];
     }
@@ -154,7 +157,8 @@ bool Run(const char* library_path) {
                 api.recorder_record_endpoint(recorder, kSpan, Str("GET /users")),
                 "stackrec_recorder_record_endpoint");
   stackrec_encoded* encoded = nullptr;
-  ok = ok && Ok(api, api.recorder_serialize(recorder, nullptr, &encoded),
+  ok = ok && Ok(api, api.recorder_serialize_sized(recorder, nullptr, &encoded,
+                                                  sizeof(stackrec_serialize_options)),
                 "stackrec_recorder_serialize");
   std::string bytes;
   ok = ok && Gunzip(api.encoded_data(encoded), api.encoded_size(encoded), &bytes);

@@ -31,7 +31,7 @@ unless have_header("stackrec/stackrec.h") &&
 end
 
 # Ruby loads the extension with dlopen(), which must then find
-# libstackrec.so.0 without LD_LIBRARY_PATH: record where pkg-config found it.
+# libstackrec.so.1 without LD_LIBRARY_PATH: record where pkg-config found it.
 # (A gem that vendors the library next to the extension would use $ORIGIN.)
 libdir = pkg_config("stackrec", "variable=libdir")
 $LDFLAGS << " -Wl,-rpath,#{libdir}"
