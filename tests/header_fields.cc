@@ -3,7 +3,6 @@
 #include "header_fields.h"
 
 #include <cctype>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -156,10 +155,21 @@ void WalkStruct(const HeaderDecls& decls, const std::string& type, const std::st
 HeaderDecls ParseHeader(const std::string& text) {
   const std::string code = Declarations(text);
   HeaderDecls decls;
-  static const std::regex kStruct(R"(typedef\s+struct\s+(\w+)\s*\{([^}]*)\}\s*(\w+)\s*;)");
-  for (std::sregex_iterator it(code.begin(), code.end(), kStruct), end; it != end; ++it) {
-    std::vector<Declaration>& members = decls.structs[(*it)[1].str()];
-    for (const std::string& statement : Split((*it)[2].str(), ';')) {
+  // typedef struct NAME { members } NAME;
+  const std::string kStruct = "typedef struct ";
+  for (size_t at = code.find(kStruct); at != std::string::npos; at = code.find(kStruct, at + 1)) {
+    const size_t name_start = at + kStruct.size();
+    size_t name_end = name_start;
+    while (name_end < code.size() && (std::isalnum(static_cast<unsigned char>(code[name_end])) ||
+                                      code[name_end] == '_')) {
+      ++name_end;
+    }
+    const size_t open = code.find_first_not_of(" \t\n", name_end);
+    if (open == std::string::npos || code[open] != '{') continue;  // an opaque handle
+    const size_t close = code.find('}', open);
+    if (close == std::string::npos) throw std::runtime_error("unclosed struct in the header");
+    std::vector<Declaration>& members = decls.structs[code.substr(name_start, name_end - name_start)];
+    for (const std::string& statement : Split(code.substr(open + 1, close - open - 1), ';')) {
       const std::vector<std::string> declarators = Split(statement, ',');
       const Declaration first = ParseDeclarator(declarators[0], nullptr);
       members.push_back(first);
@@ -168,10 +178,23 @@ HeaderDecls ParseHeader(const std::string& text) {
       }
     }
   }
-  static const std::regex kFunction(R"(STACKREC_API\s+[^;(]*?\b(stackrec_\w+)\s*\(([^)]*)\)\s*;)");
-  for (std::sregex_iterator it(code.begin(), code.end(), kFunction), end; it != end; ++it) {
-    std::vector<Declaration>& params = decls.functions[(*it)[1].str()];
-    for (const std::string& param : Split((*it)[2].str(), ',')) {
+  // STACKREC_API <return type> NAME(params);
+  const std::string kApi = "STACKREC_API";
+  for (size_t at = code.find(kApi); at != std::string::npos; at = code.find(kApi, at + 1)) {
+    const size_t open = code.find('(', at);
+    const size_t close = code.find(')', open);
+    if (open == std::string::npos || close == std::string::npos) {
+      throw std::runtime_error("a STACKREC_API declaration without parameters");
+    }
+    size_t name_end = open;
+    while (name_end > at && code[name_end - 1] == ' ') --name_end;
+    size_t name_start = name_end;
+    while (name_start > at && (std::isalnum(static_cast<unsigned char>(code[name_start - 1])) ||
+                               code[name_start - 1] == '_')) {
+      --name_start;
+    }
+    std::vector<Declaration>& params = decls.functions[code.substr(name_start, name_end - name_start)];
+    for (const std::string& param : Split(code.substr(open + 1, close - open - 1), ',')) {
       const Declaration d = ParseDeclarator(param, nullptr);
       if (!(d.name == "void" && d.type.empty())) params.push_back(d);
     }
