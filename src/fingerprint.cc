@@ -84,7 +84,7 @@ namespace {
 
 // A label's 64-bit hash, its fields in independent chains as in HashFrame;
 // FoldFrames then takes the labels' hashes to 128 bits like a stack's
-// frames'. Lengths are at most 2^24 (c_api.cc), so two share a word.
+// frames'. Lengths are at most 2^24 (c_checks.h), so two share a word.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
   using fingerprint_internal::AbsorbBytes;
   using fingerprint_internal::Fold;

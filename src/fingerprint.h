@@ -8,7 +8,7 @@
 // Why a fingerprint of the content and not of the pointers: callers reuse
 // buffers, so the same pointer can hold a different string from one call to
 // the next. Every byte is read on every call; what we save is the per-string
-// table lookups (tens of ns each, hundreds per sample). c_api.cc reads the
+// table lookups (hundreds per sample). c_sample.h reads the
 // caller's stackrec_location structs straight into the same frame hash
 // (FingerprintFrameArray below), so that a known stack costs one pass over
 // its frames and no copy (Profile::Add with a FramesHint).
@@ -95,9 +95,7 @@ Fingerprint PortableFingerprintLabels(absl::Span<const LabelView> labels);
 
 // Inline, so that a sample's few labels go straight to the kernel's loop:
 // out of line, the registers of the portable loop were saved before the
-// kernel was even tested (an add by stack id with typical labels: 818
-// instructions that way, 799 this way; callgrind,
-// BM_AddIds/typical/profile/stack_id).
+// kernel was even tested.
 inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels) {
 #ifdef STACKREC_AES_FINGERPRINT
   if (ActiveFingerprintKernel() == FingerprintKernel::kAes) {
@@ -172,7 +170,7 @@ inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0,
 //
 // `Frame` is LocationView, or a type with the same member names whose
 // strings `view` turns into string_views and `raw` into RawStrings
-// (frame_strings.h; c_api.cc hashes the caller's stackrec_location this
+// (frame_strings.h; c_sample.h hashes the caller's stackrec_location this
 // way, without copying it first, and checks each string as `view`
 // converts it); both must give the same hash for the same frame. The
 // system name and the mapping's strings are viewed only when the frame has
@@ -181,7 +179,7 @@ template <typename Frame, typename View, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view, Raw raw) {
   const absl::string_view fn_name = view(f.function.name);
   const absl::string_view fn_filename = view(f.function.filename);
-  // What every frame has. String lengths are at most 2^24 (c_api.cc), so
+  // What every frame has. String lengths are at most 2^24 (c_checks.h), so
   // bit 63 is free for the inlined flag.
   const uint64_t ints = Fold(f.address ^ kP0, static_cast<uint64_t>(f.line) ^ kP1);
   const uint64_t lengths =
@@ -248,7 +246,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FoldFrames(size_t n, HashAt hash
 // The fingerprint of frames[0, n) with the active kernel, storing each
 // frame's 64-bit hash in hashes[0, n); `Frame`, `view` and `raw` as for
 // HashFrame. The strings of the frame kPrefetchFrames ahead are prefetched
-// (frame_strings.h). FingerprintFrames is this for LocationView; c_api.cc
+// (frame_strings.h). FingerprintFrames is this for LocationView; c_sample.h
 // runs it on the caller's structs.
 template <typename Frame, typename View, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Fingerprint FingerprintFrameArray(const Frame* frames, size_t n,

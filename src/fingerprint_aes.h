@@ -107,11 +107,8 @@ STACKREC_AES_INLINE Block AbsorbBytes(Block state, absl::string_view s) {
   size_t n = s.size();
   if (n > 16) {
     // Strings over 32 bytes are the rarer case: so marked, the compiler
-    // lays out 17 to 32 bytes (typical's names and files) straight on the
-    // frame loop's path, where it had jumped out to them and back, two
-    // taken jumps a string. BM_Add/typical/profile, pinned, alternating:
-    // 486 / 479 / 465 / 468 ns a sample → 458 / 454 / 451 / 453; known
-    // stacks (BM_AddKnown) 344 / 343 / 335 / 333 → 323 / 333 / 319 / 323.
+    // lays out 17 to 32 bytes (most function and file names) straight on
+    // the frame loop's path, instead of two taken jumps a string.
     if (ABSL_PREDICT_FALSE(n > 32)) {
       do {
         state = Absorb(state, Load128(p));
@@ -135,7 +132,7 @@ template <typename Frame, typename View, typename Raw>
 STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   const absl::string_view fn_name = view(f.function.name);
   const absl::string_view fn_filename = view(f.function.filename);
-  // String lengths are at most 2^24 (c_api.cc), so bit 63 is free for the
+  // String lengths are at most 2^24 (c_checks.h), so bit 63 is free for the
   // inlined flag.
   const Block ints = Finalize(Absorb(
       Absorb(Pair(0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull),
@@ -147,10 +144,8 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   const Block file = AbsorbBytes(Pair(0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull), fn_filename);
   Block hash = _mm_xor_si128(ints, _mm_xor_si128(name, file));
   // Marked rare, so that the frame loop falls through past the mapping's
-  // chains. Interpreted frames (the Ruby, Python or Node sampler's) have no
-  // mapping: BM_Add/typical/profile 440 / 443 / 435 / 433 ns a sample →
-  // 435 / 428 / 436 / 431, known stacks 312 / 310 / 314 / 309 → 305 / 303 /
-  // 310 / 308 (pinned, alternating).
+  // chains: interpreted frames (the Ruby, Python or Node sampler's) have no
+  // mapping.
   if (ABSL_PREDICT_FALSE(HasMappingOrSystemName(f, raw))) {
     ReloadFrameFields();
     const absl::string_view fn_system_name = view(f.function.system_name);
@@ -158,13 +153,10 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
     const absl::string_view map_build_id = view(f.mapping.build_id);
     // Three chains, as the function's fields are: the integers and the
     // system name (mostly empty); the library's path; its build id, whose
-    // length goes into its chain's seed (lengths are under 2^24, c_api.cc,
-    // so the other two share a word). As one chain, about twenty rounds one
-    // after the other, a native frame's hash took about 14 ns; each of
-    // these is at most eight rounds for a path of 33 to 48 bytes, and the
-    // frames' chains overlap: about 10 ns (BM_Fingerprint/native_aes less
-    // native_copy, each build's bench alternating: 956 / 899 / 905 / 906 ns
-    // a sample → 684 / 641 / 645 / 675).
+    // length goes into its chain's seed (lengths are under 2^24, c_checks.h,
+    // so the other two share a word). As one chain a native frame's hash
+    // would be about twenty rounds one after the other; as three, each is
+    // at most eight rounds for a path of 33 to 48 bytes, and they overlap.
     const Block ints = Finalize(AbsorbBytes(
         Absorb(Absorb(Pair(0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull),
                       Pair(f.mapping.memory_start, f.mapping.memory_limit)),
@@ -201,10 +193,8 @@ STACKREC_AES_TARGET uint64_t FrameHash64(const Frame& f, View view, Raw raw) {
 // spread the last hash over the output, which Fold's own round does for a
 // hash that is already well mixed. They cost their latency, though, on the
 // path of every add: the fingerprint is what the stack (label) cache is
-// looked up with next. Two absorbs there are 16 cycles; an add by stack id
-// with typical's labels as strings took 92 / 93 / 94 ns with them and
-// 88 / 87 / 89 without (BM_AddIds/typical/profile/stack_id, pinned,
-// alternating). The frames' share is within the string add's noise.
+// looked up with next: two absorbs there would be 16 cycles on an add by
+// stack id whose whole cost is under a hundred nanoseconds.
 STACKREC_AES_INLINE Block ChainStart(uint64_t seed_lo, uint64_t seed_hi, size_t n) {
   return Pair(seed_lo ^ n, seed_hi);
 }
@@ -212,9 +202,8 @@ STACKREC_AES_INLINE Block ChainStart(uint64_t seed_lo, uint64_t seed_hi, size_t 
 // Stores the state as `*out`, a pair of words (low, high), with one
 // 16-byte store: the callers load the pair as one 16-byte value, which a
 // store of its two halves apart cannot forward to, so that load waited for
-// them to reach the cache. The latency bench's p50 (frames out of cache)
-// went from 211 / 240 / 211 / 230 / 230 / 231 ns to 201 / 200 / 210 / 221
-// / 201 / 201 this way; the workloads' adds moved within their noise.
+// them to reach the cache, on the path of every add whose frames are not
+// in cache.
 template <typename Pair64>
 STACKREC_AES_INLINE void Output(Block state, Pair64* out) {
   static_assert(sizeof(Pair64) == sizeof(Block) && std::is_trivially_copyable_v<Pair64>,

@@ -45,10 +45,9 @@ struct RawString {
   size_t size;
 };
 
-// How many frames ahead of the one being hashed its strings are prefetched.
-// On the workloads bench (BM_Add/typical/profile under perf), the load of
-// a frame's name took 25% of the AES hash's samples without prefetching
-// and 7% with it; 2, 3, 6 and 8 frames ahead timed no better than 4.
+// How many frames ahead of the one being hashed its strings are prefetched:
+// without a prefetch the load of each frame's name dominates the hash, and
+// nearer or farther distances timed no better than 4.
 constexpr size_t kPrefetchFrames = 4;
 
 // Prefetches the first byte of the function's name and of its file name
@@ -59,20 +58,12 @@ constexpr size_t kPrefetchFrames = 4;
 // after `f` may be past the array's end (a prefetch never faults).
 //
 // The first byte of each string only: prefetching the last byte too, for
-// strings that cross a cache line, cost more than it saved. Each prefetch
-// takes a load slot, and the pass is bound by its loads; typical's names
-// and files are 20 to 30 bytes, in one line more often than not.
-// BM_Add/typical/profile, pinned, alternating: 530 / 498 / 499 / 504 ns a
-// sample with both bytes, 506 / 485 / 478 / 484 with the first. But the
-// last bytes' prefetches read the strings' lengths from the frame, and so
-// fetched more of the frame's struct ahead: without them, a caller whose
-// frames are not in cache got slower (the latency bench's 6,000 stacks of
-// 32 frames, 26 MB of structs: p50 331 / 301 ns against 280 / 230; with
-// 60 stacks, in cache, 190 / 191 against 200 / 200). Hence the frames' own
-// prefetch: with it the latency bench went from 310 / 311 to 250 / 260 ns
-// p50, 671 / 672 to 551 / 551 ns p99 and 2.50 / 2.49 to 2.84 / 2.85 M
-// records a second, and BM_Add/typical/profile stayed within its noise
-// (501 / 521 ns before, 509 / 519 after).
+// strings that cross a cache line, cost more than it saved, since each
+// prefetch takes a load slot and the pass is bound by its loads (most names
+// and files are 20 to 30 bytes, in one line more often than not). The
+// frame's own prefetch replaces what the last bytes' prefetches did as a
+// side effect: fetching the frame's struct ahead, which a caller whose
+// frames are not in cache needs.
 template <typename Frame, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Raw raw) {
   __builtin_prefetch(reinterpret_cast<const void*>(

@@ -126,9 +126,8 @@ class KeyIndex {
     TableVector<uint64_t> grown(capacity, 0);  // may throw: nothing changed yet
     // The old slots' entries are gathered a batch at a time without a
     // branch, then placed in the same order: a branch on each slot, 31% to
-    // 62% of them full, is one the processor cannot predict. A doubling
-    // from 65,536 slots (typical's, at 40,960 keys, in the middle of an
-    // add) took 351 to 410 us with it, 195 to 239 without.
+    // 62% of them full, is one the processor cannot predict, and a doubling
+    // happens in the middle of some sampler's add.
     constexpr size_t kBatch = 256;
     uint64_t batch[kBatch];
     const uint64_t* const old = slots_.data();

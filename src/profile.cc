@@ -372,11 +372,9 @@ uint32_t ContentSeed(absl::Span<const E> seq) {
 
 // How many frames ahead of the one looked up InternStack prefetches the
 // frame cache's slot. A new stack's frames are mostly known ones (stacks
-// share their root side), and with typical's 29,706 locations each lookup
-// missed the cache: 77% of InternStack's own samples under perf sat on the
-// slot's load. Every frame's hash is known before the loop, so the misses
-// can overlap. BM_Add/typical/profile, pinned, two rounds: 675 / 675 ns
-// without, 652 / 637 at 4 frames ahead, 632 / 636 at 8, 638 / 655 at 16.
+// share their root side), and with tens of thousands of locations each
+// lookup misses the cache; every frame's hash is known before the loop, so
+// the misses can overlap. 8 timed best of 4, 8 and 16.
 constexpr size_t kCacheAhead = 8;
 
 }  // namespace
@@ -415,17 +413,10 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
       loc.mapping = mappings_.Intern(m);
     }
     // A new location's function is looked up in the second pass below,
-    // its slot fetched here: with 5,000 functions at 29,706 locations, 83%
-    // of typical's new locations have a known function, found with one
-    // lookup, and those lookups missed the cache one after the other (a
-    // third of InternStack's own samples under perf). The function's view
-    // is kept for the second pass (7 words; a copy of the whole frame's
-    // view, tried on 2026-12-03, cost what the prefetch saved). First
-    // samples of a stack, BM_Add/typical/profile, pinned, alternating, in
-    // a slow stretch of this VM: 172 / 174 / 164 / 168 / 180 ns a sample
-    // with the lookup here, 159 / 167 / 163 / 164 / 178 deferred; in a fast
-    // one (the frame converted again instead of kept) 125 / 127 / 122 / 121
-    // against 120 / 122 / 115 / 112.
+    // its slot fetched here: most new locations have a known function,
+    // found with one lookup, and those lookups missed the cache one after
+    // the other. The function's view is kept for the second pass (7 words;
+    // a copy of the whole frame's view cost what the prefetch saved).
     NewLocation n{i, 0, f.function, loc};
     if (!IsNoFunction(f.function)) {
       n.function_hash = HashFunction(f.function);
@@ -779,11 +770,9 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
   // The labels are hashed, and their slot in the label cache fetched,
   // before the last two samples are settled (Advance), so that its miss
-  // overlaps theirs: typical's known stacks, 346 / 348 / 352 / 355 ns a
-  // sample → 337 / 339 / 333 / 336 (BM_AddKnown/typical, pinned,
-  // alternating). The stack cache's and the key index's slots are fetched
-  // after Advance: before it too, the latency bench's p50 was 230–280 ns
-  // against 220–241.
+  // overlaps theirs. The stack cache's and the key index's slots are
+  // fetched after Advance: fetched before it too, they evicted what Advance
+  // was about to read.
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
   label_cache_.prefetch(labels_fp);
   // A stack cut to max_frames is fingerprinted again once cut (AddSample).
@@ -815,14 +804,11 @@ Status Profile::AddHinted(const SampleView& sample, const FramesHint& frames,
                   sample.timestamp_ns, /*labels_checked=*/false);
   }
   // A new stack. Its frames are converted one by one as InternStack meets
-  // frames it does not know (typical, on the workloads bench: 6 of a new
-  // stack's 67), unless the stack needs them all: cut to max_frames
-  // (AddSample fingerprints it again), past the memory cap (AddOverflow
-  // checks every frame's UTF-8), or with inlined frames (ValidateInlining).
-  // Converting them all, and checking again what the hash had checked,
-  // cost typical's first samples of a stack 155 / 152 / 151 ns a sample of
-  // the workload; 131 / 137 / 141 this way (BM_Add/typical/profile, pinned,
-  // alternating).
+  // frames it does not know (a new stack's frames are mostly known ones),
+  // unless the stack needs them all: cut to max_frames (AddSample
+  // fingerprints it again), past the memory cap (AddOverflow checks every
+  // frame's UTF-8), or with inlined frames (ValidateInlining). Converting
+  // them all would check again what the hash had checked.
   if (!Full() && !frames.any_inlined()) return AddNewStack(sample, labels_fp, frames);
   return AddLoaded(sample, frames, labels_fp);
 }
@@ -1151,9 +1137,8 @@ Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
   // Labels given as strings are hashed, and their slot in the label cache
   // fetched, before the last samples are settled (as in Add); the key's
-  // home slot as soon as the stack is known (below). By stack id with
-  // typical's labels: 85 / 83 / 83 / 84 ns a sample → 78 / 80 / 80 / 77
-  // (BM_AddIds/typical/profile/stack_id, pinned, alternating).
+  // home slot as soon as the stack is known (below), so that the misses
+  // overlap.
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
   if (sample.labels_id == 0) label_cache_.prefetch(labels_fp);
   Advance();  // as in Add

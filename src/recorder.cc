@@ -232,10 +232,8 @@ Status Recorder::RecordWith(F&& add) {
     // next sampler is likely another thread too, so this sample's deferred
     // lookup (Profile::Settle) is settled now, while the lines it
     // prefetched are in this core's cache, rather than left for that
-    // sampler to read from here. A sampler alone keeps the deferral. (Two
-    // samplers back to back on 2 cores, latency bench: p50 1.10 -> 0.96 us
-    // a record; one sampler 0.24 -> 0.23 us, where settling every record
-    // took 0.33; docs/performance.md.)
+    // sampler to read from here. A sampler alone keeps the deferral, which
+    // saves it the lookup's miss.
     const void* const self = ThisThread();
     if (self != slot.last_sampler) {
       slot.last_sampler = self;

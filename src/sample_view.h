@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The C++ shape of a sample as a caller hands it in: borrowed views, valid
-// for one call. c_api.cc converts stackrec.h's structs into these.
+// for one call. c_sample.h and c_convert.h convert stackrec.h's structs into these.
 #ifndef STACKREC_SRC_SAMPLE_VIEW_H_
 #define STACKREC_SRC_SAMPLE_VIEW_H_
 

@@ -11,12 +11,10 @@
 // process.
 //
 // Why: a profile's first interval touches its tables' memory for the first
-// time, a page fault each 4 KiB. On the 2-core virtual machine the workloads
-// bench runs on, a fault costs about 12 us (page-table updates trap to the
-// hypervisor) against 0.24 us for the same 4 KiB of a huge page; typical's
-// first interval took about a thousand faults in the library, and its id
-// path's first fill spent most of its time in them. A huge page is one
-// fault and one TLB entry for 512 pages. malloc cannot be asked for this by
+// time, a page fault each 4 KiB. In a virtual machine a fault can cost fifty
+// times what the same 4 KiB of a huge page costs (page-table updates trap to
+// the hypervisor), and a first interval takes about a thousand of them in
+// the library. A huge page is one fault and one TLB entry for 512 pages. malloc cannot be asked for this by
 // a library: glibc's glibc.malloc.hugetlb tunable is the whole process's,
 // read from its environment.
 //
