@@ -13,7 +13,7 @@
 
 #include "compression.h"
 #include "live_heap.h"
-#include "profile.h"
+#include "profile_options.h"
 #include "sample_view.h"
 #include "stackrec/stackrec.h"
 #include "status.h"

@@ -41,83 +41,8 @@ bool IsNoFunction(const FunctionView& f) {
          f.start_line == 0;
 }
 
-Status CheckUtf8(absl::string_view s, const char* field) {
-  if (!IsValidUtf8(s)) {
-    return Error(Code::kInvalidArgument, "%s is not valid UTF-8", field);
-  }
-  return OkStatus();
-}
-
 }  // namespace
 
-Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
-  if (in.sample_types.empty()) {
-    return Error(Code::kInvalidArgument,
-                 "opts.sample_types_len is 0: a profile needs at least one "
-                 "sample type");
-  }
-  if (!in.enabled.empty() && in.enabled.size() != in.sample_types.size()) {
-    return Error(Code::kInternal,
-                 "opts.sample_types_enabled has %zu flags for %zu types",
-                 in.enabled.size(), in.sample_types.size());
-  }
-  bool any_enabled = in.enabled.empty();
-  for (size_t i = 0; i < in.sample_types.size(); ++i) {
-    const ValueType& t = in.sample_types[i];
-    if (t.type.empty()) {
-      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].type is empty",
-                   i);
-    }
-    if (!IsValidUtf8(t.type)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.sample_types[%zu].type is not valid UTF-8", i);
-    }
-    if (!IsValidUtf8(t.unit)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.sample_types[%zu].unit is not valid UTF-8", i);
-    }
-    if (!in.enabled.empty() && in.enabled[i]) any_enabled = true;
-  }
-  if (!any_enabled) {
-    return Error(Code::kInvalidArgument,
-                 "opts.sample_types_enabled disables every sample type");
-  }
-  if (in.period < 0) {
-    return Error(Code::kInvalidArgument, "opts.period is negative (%" PRId64 ")",
-                 in.period);
-  }
-  if (in.period_type.type.empty() && !in.period_type.unit.empty()) {
-    return Error(Code::kInvalidArgument,
-                 "opts.period_type.type is empty but its unit is set");
-  }
-  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.type, "opts.period_type.type"));
-  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.unit, "opts.period_type.unit"));
-  if (!in.default_sample_type.empty()) {
-    bool found = false;
-    for (size_t i = 0; i < in.sample_types.size() && !found; ++i) {
-      found = in.sample_types[i].type == in.default_sample_type &&
-              (in.enabled.empty() || in.enabled[i]);
-    }
-    if (!found) {
-      return Error(Code::kInvalidArgument,
-                   "opts.default_sample_type \"%s\" is not the type of an "
-                   "enabled sample type",
-                   in.default_sample_type.c_str());
-    }
-  }
-  for (size_t i = 0; i < in.comments.size(); ++i) {
-    if (!IsValidUtf8(in.comments[i])) {
-      return Error(Code::kInvalidArgument, "opts.comments[%zu] is not valid UTF-8", i);
-    }
-  }
-  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.drop_frames, "opts.drop_frames"));
-  STACKREC_RETURN_IF_ERROR(CheckUtf8(in.keep_frames, "opts.keep_frames"));
-  *out = in;
-  if (out->max_frames == 0) out->max_frames = kDefaultMaxFrames;
-  if (out->max_memory_bytes == 0) out->max_memory_bytes = kDefaultMaxMemoryBytes;
-  if (out->max_output_bytes == 0) out->max_output_bytes = kDefaultMaxOutputBytes;
-  return OkStatus();
-}
 
 Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     : options_(std::move(options)),
@@ -481,65 +406,6 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
   return OkStatus();
 }
 
-namespace {
-
-// The first label (by index) whose key repeats an earlier one's, as
-// {repeat, first}: {0, 0} when all keys differ. Pairwise for the usual few
-// labels; sorted for long sets, so that a set of STACKREC_MAX_ARRAY_LEN
-// distinct keys costs n log n comparisons, not n^2.
-std::pair<size_t, size_t> FirstRepeatedKey(absl::Span<const LabelView> labels) {
-  constexpr size_t kPairwise = 16;
-  if (labels.size() <= kPairwise) {
-    for (size_t i = 1; i < labels.size(); ++i) {
-      for (size_t j = 0; j < i; ++j) {
-        if (labels[j].key == labels[i].key) return {i, j};
-      }
-    }
-    return {0, 0};
-  }
-  std::vector<uint32_t> order(labels.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const int c = labels[a].key.compare(labels[b].key);
-    return c != 0 ? c < 0 : a < b;
-  });
-  // Within a run of equal keys the indices ascend: its second is the first
-  // label of that key to repeat, and its first what it repeats.
-  std::pair<size_t, size_t> found{0, 0};
-  for (size_t k = 1; k < order.size(); ++k) {
-    if (labels[order[k]].key == labels[order[k - 1]].key &&
-        (k == 1 || labels[order[k - 1]].key != labels[order[k - 2]].key) &&
-        (found.first == 0 || order[k] < found.first)) {
-      found = {order[k], order[k - 1]};
-    }
-  }
-  return found;
-}
-
-}  // namespace
-
-Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
-  const auto [repeat, first] = FirstRepeatedKey(labels);
-  for (size_t i = 0; i < labels.size(); ++i) {
-    const LabelView& l = labels[i];
-    if (l.key.empty()) {
-      return Error(Code::kInvalidArgument, "%s[%zu].key is empty", array, i);
-    }
-    if (!l.str.empty() && l.num != 0) {
-      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a non-zero num",
-                   array, i);
-    }
-    if (!l.str.empty() && !l.num_unit.empty()) {
-      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array,
-                   i);
-    }
-    if (repeat != 0 && i == repeat) {
-      return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i,
-                   array, first);
-    }
-  }
-  return OkStatus();
-}
 
 Status Profile::ValidateLabels(absl::Span<const LabelView> labels,
                                int64_t timestamp_ns) const {
@@ -666,18 +532,6 @@ Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
   return ValidateLabelStrings(labels, "sample.labels");
 }
 
-Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array) {
-  for (size_t i = 0; i < labels.size(); ++i) {
-    const LabelView& l = labels[i];
-    for (const auto& [s, name] : {std::pair{l.key, "key"}, std::pair{l.str, "str"},
-                                  std::pair{l.num_unit, "num_unit"}}) {
-      if (!IsValidUtf8(s)) {
-        return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", array, i, name);
-      }
-    }
-  }
-  return OkStatus();
-}
 
 void Profile::AggregateInto(uint32_t stack, uint32_t labels, const int64_t* values) {
   Settle();

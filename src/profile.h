@@ -30,6 +30,9 @@
 #include "fingerprint.h"
 #include "intern_tables.h"
 #include "key_index.h"
+#include "label_rules.h"
+#include "profile_options.h"
+#include "records.h"
 #include "row_store.h"
 #include "sample_view.h"
 #include "status.h"
@@ -39,96 +42,6 @@
 
 namespace stackrec {
 
-struct ValueType {
-  std::string type, unit;
-};
-
-struct ProfileOptions {
-  std::vector<ValueType> sample_types;
-  std::vector<bool> enabled;  // empty: all enabled; else one per sample type
-  ValueType period_type;
-  int64_t period = 0;
-  // Caps; 0 means the default below.
-  size_t max_frames = 0;
-  size_t max_memory_bytes = 0;
-  size_t max_output_bytes = 0;
-  // Written as pprof's default_sample_type, comment, drop_frames and
-  // keep_frames; empty means unset. default_sample_type names an enabled
-  // sample type.
-  std::string default_sample_type;
-  std::vector<std::string> comments;
-  std::string drop_frames, keep_frames;
-};
-
-inline constexpr size_t kDefaultMaxFrames = 512;
-inline constexpr size_t kDefaultMaxMemoryBytes = size_t{1} << 30;
-// Below protobuf's 2 GiB message limit, which readers enforce.
-inline constexpr size_t kDefaultMaxOutputBytes = size_t{1} << 30;
-
-// The pseudo-frame that ends a stack cut to max_frames, `cut` frames
-// shorter (samples by string, by location ids and interned stacks alike).
-inline std::string TruncatedFrameName(size_t cut) {
-  return "[" + std::to_string(cut) + " frames truncated]";
-}
-
-// Pseudo-frames the caps write (pprof has no other way to say it).
-inline constexpr absl::string_view kStorageFullFrame = "[stackrec: storage full]";
-inline constexpr absl::string_view kOutputLimitFrame = "[stackrec: output limit]";
-
-// ---- Interned records ------------------------------------------------------
-
-struct Mapping {
-  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
-  StringId filename = 0, build_id = 0;
-  friend bool operator==(const Mapping& a, const Mapping& b) {
-    return a.memory_start == b.memory_start &&
-           a.memory_limit == b.memory_limit &&
-           a.file_offset == b.file_offset && a.filename == b.filename &&
-           a.build_id == b.build_id;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Mapping& m) {
-    return H::combine(std::move(h), m.memory_start, m.memory_limit,
-                      m.file_offset, m.filename, m.build_id);
-  }
-};
-
-struct Function {
-  StringId name = 0, system_name = 0, filename = 0;
-  int64_t start_line = 0;
-  friend bool operator==(const Function& a, const Function& b) {
-    return a.name == b.name && a.system_name == b.system_name &&
-           a.filename == b.filename && a.start_line == b.start_line;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Function& f) {
-    return H::combine(std::move(h), f.name, f.system_name, f.filename,
-                      f.start_line);
-  }
-};
-
-// One frame. A frame `inlined` into the next frame of its stack shares
-// that frame's address and mapping (checked by Profile::Add); the encoder
-// writes such a run of frames as one pprof Location with one Line each.
-struct Location {
-  uint32_t mapping = 0;  // 0: no mapping
-  // 0: no function (address only). 31 bits, so that the flag shares its
-  // word: a Location stays 24 bytes, and the tables keyed by it small.
-  uint32_t function : 31;
-  uint32_t inlined : 1;
-  uint64_t address = 0;
-  int64_t line = 0;
-  Location() : function(0), inlined(0) {}
-  friend bool operator==(const Location& a, const Location& b) {
-    return a.mapping == b.mapping && a.function == b.function &&
-           a.address == b.address && a.line == b.line && a.inlined == b.inlined;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Location& l) {
-    return H::combine(std::move(h), l.mapping, l.function, l.address, l.line, l.inlined);
-  }
-};
-
 // Ends a stack of location ids cut to its leaf-side `kept` (ids into
 // `locations`) after `cut` more frames: the last kept frame stands alone
 // (what it was inlined into is gone) and a pseudo-frame named by
@@ -137,19 +50,6 @@ struct Location {
 // room for two locations and a function more.
 void EndTruncatedStack(size_t cut, StringTable* strings, ValueTable<Function>* functions,
                        ValueTable<Location>* locations, std::vector<uint32_t>* kept);
-
-struct Label {
-  StringId key = 0, str = 0, num_unit = 0;
-  int64_t num = 0;
-  friend bool operator==(const Label& a, const Label& b) {
-    return a.key == b.key && a.str == b.str && a.num_unit == b.num_unit &&
-           a.num == b.num;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const Label& l) {
-    return H::combine(std::move(h), l.key, l.str, l.num_unit, l.num);
-  }
-};
 
 // a + b, clamped to the int64 range instead of wrapping: how sample values
 // are summed everywhere.
@@ -161,22 +61,6 @@ inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   }
   return sum;
 }
-
-// Well-known label keys (pprof and the profilers that read it agree on them).
-inline constexpr absl::string_view kEndTimestampKey = "end_timestamp_ns";
-inline constexpr absl::string_view kLocalRootSpanIdKey = "local root span id";
-inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
-
-// The rules every label set follows, errors naming "<array>[i]": a
-// non-empty key, not repeated; a string or a number (with its unit), not
-// both. UTF-8 is checked where strings are interned.
-Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array);
-// The UTF-8 of every label's key, str and num_unit, errors naming
-// "<array>[i].<field>", for callers that check before they intern.
-Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array);
-
-// Validates and copies `in` (the names are reported as "opts.<field>").
-Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out);
 
 // What Profile::AddToKey changed, so that Profile::Undo can take it back.
 struct KeyUndo {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <utility>
 
-#include "profile.h"
+#include "profile_options.h"
 #include "utf8.h"
 
 namespace stackrec {
