@@ -192,7 +192,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view
   // strings' views here.
   uint64_t rest = 0x8bb84b93962eacc9ull;
   if (HasMappingOrSystemName(f, raw)) {
-    ReloadFrameFields();
+    CompilerBarrier();
     const absl::string_view fn_system_name = view(f.function.system_name);
     const absl::string_view map_filename = view(f.mapping.filename);
     const absl::string_view map_build_id = view(f.mapping.build_id);

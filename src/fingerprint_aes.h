@@ -147,7 +147,7 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   // chains: interpreted frames (the Ruby, Python or Node sampler's) have no
   // mapping.
   if (ABSL_PREDICT_FALSE(HasMappingOrSystemName(f, raw))) {
-    ReloadFrameFields();
+    CompilerBarrier();
     const absl::string_view fn_system_name = view(f.function.system_name);
     const absl::string_view map_filename = view(f.mapping.filename);
     const absl::string_view map_build_id = view(f.mapping.build_id);

@@ -85,15 +85,15 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMappingOrSystemName(const Frame& f, 
           raw(f.mapping.build_id).size) != 0;
 }
 
-// Called first where HasMappingOrSystemName held: the compiler then loads
-// the mapping's fields again there instead of keeping the six words the
-// test read in registers for that rarer path, and so folds each of the
-// test's loads into its or (`or mem, reg`) rather than loading it into a
-// register of its own first: five instructions fewer a frame, on a pass
-// bound by its instruction count (docs/performance.md). The empty asm
-// with a memory clobber emits nothing; native frames pay six reloads that
-// hit L1, and timed no slower.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void ReloadFrameFields() { asm volatile("" ::: "memory"); }
+// A compiler barrier: no instruction, but the compiler may assume any
+// memory changed across it. The frame hashes call it first where
+// HasMappingOrSystemName held, so that the compiler loads the mapping's
+// fields again there instead of keeping the six words the test read in
+// registers for that rarer path; it then folds each of the test's loads
+// into its `or` (`or mem, reg`), five instructions fewer a frame on a pass
+// bound by its instruction count. Native frames pay six reloads that hit
+// L1.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CompilerBarrier() { asm volatile("" ::: "memory"); }
 
 }  // namespace stackrec
 
