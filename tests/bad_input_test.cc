@@ -502,3 +502,26 @@ TEST_CASE("status names cover every code and unknown values") {
   CHECK(std::string(stackrec_status_name(static_cast<stackrec_status>(99))) == "STACKREC_UNKNOWN");
   CHECK(stackrec_last_error() != nullptr);
 }
+
+TEST_CASE("a struct size no version of the struct can have is refused by name") {
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1});
+  const stackrec_sample& s = b.Get();
+  for (size_t size : {size_t{0}, sizeof(stackrec_sample) + 3, size_t{8192}}) {
+    INFO("sample_size " << size);
+    ExpectRejected(
+        [&](stackrec_profile* p) { return stackrec_profile_add_sized(p, &s, size); },
+        STACKREC_INVALID_ARGUMENT, "sample_size " + std::to_string(size) + " is not the size");
+  }
+  Options o;
+  auto r = NewRecorder(o.opts);
+  stackrec_stats stats{};
+  CHECK(stackrec_recorder_stats_sized(r.get(), &stats, 4) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()).find("out_size 4 is not the size") !=
+        std::string::npos);
+  stackrec_recorder* created = nullptr;
+  CHECK(stackrec_recorder_new_sized(&o.opts, &created, 1) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()).find("opts_size 1 is not the size") !=
+        std::string::npos);
+  CHECK(created == nullptr);
+}
