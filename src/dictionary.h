@@ -23,6 +23,7 @@
 #include "absl/types/span.h"
 #include "intern_tables.h"
 #include "profile.h"
+#include "record_remap.h"
 #include "sample_view.h"
 #include "status.h"
 #include "string_table.h"
@@ -81,6 +82,9 @@ class Dictionary {
   const ValueTable<Mapping>& mappings() const { return mappings_; }
   const ValueTable<Function>& functions() const { return functions_; }
   const ValueTable<Location>& locations() const { return locations_; }
+  ConstRecordTables record_tables() const {
+    return {strings_, mappings_, functions_, locations_};
+  }
   absl::Span<const uint32_t> stack(uint32_t index) const;
   // Whether the stack was cut to max_frames when interned.
   bool stack_truncated(uint32_t index) const { return truncated_[index]; }

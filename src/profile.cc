@@ -159,42 +159,13 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   next->upscaling_ = upscaling_;
   constexpr uint32_t kNotYet = ~uint32_t{0};
   // Old id -> id in `next`, filled as entries are first reached.
-  std::vector<uint32_t> strings(strings_.size(), kNotYet);
-  std::vector<uint32_t> mappings(mappings_.size(), kNotYet);
-  std::vector<uint32_t> functions(functions_.size(), kNotYet);
-  std::vector<uint32_t> locations(locations_.size(), kNotYet);
+  RecordMemo records;
+  RecordRemap remap(ConstRecordTables{strings_, mappings_, functions_, locations_},
+                    next->record_tables(), &records);
   std::vector<uint32_t> stacks(stacks_.size(), kNotYet);
   std::vector<uint32_t> label_sets(label_sets_.size(), kNotYet);
-  strings[0] = mappings[0] = functions[0] = locations[0] = 0;
-
-  auto string = [&](StringId id) {
-    if (strings[id] == kNotYet) {
-      // Already valid UTF-8: interning cannot fail.
-      const bool valid = next->strings_.Intern(strings_.Get(id), &strings[id]);
-      (void)valid;
-    }
-    return strings[id];
-  };
-  auto location = [&](uint32_t id) {
-    if (locations[id] != kNotYet) return locations[id];
-    Location loc = locations_.Get(id);
-    if (mappings[loc.mapping] == kNotYet) {
-      Mapping m = mappings_.Get(loc.mapping);
-      m.filename = string(m.filename);
-      m.build_id = string(m.build_id);
-      mappings[loc.mapping] = next->mappings_.Intern(m);
-    }
-    if (functions[loc.function] == kNotYet) {
-      Function f = functions_.Get(loc.function);
-      f.name = string(f.name);
-      f.system_name = string(f.system_name);
-      f.filename = string(f.filename);
-      functions[loc.function] = next->functions_.Intern(f);
-    }
-    loc.mapping = mappings[loc.mapping];
-    loc.function = functions[loc.function];
-    return locations[id] = next->locations_.Intern(loc);
-  };
+  auto string = [&](StringId id) { return remap.String(id); };
+  auto location = [&](uint32_t id) { return remap.LocationId(id); };
   std::vector<uint32_t> frames;
   auto stack = [&](uint32_t id) {
     if (stacks[id] != kNotYet) return;
@@ -234,19 +205,23 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   }
   // Imports from the dictionary stay valid for what was carried over.
   next->dict_generation_ = dict_generation_;
-  auto carry = [](const TableVector<uint32_t>& from, const std::vector<uint32_t>& remap,
-                  uint32_t flags, TableVector<uint32_t>* to) {
+  // `remap` maps this profile's ids to next's: a record's memo holds only
+  // what was carried over (id 0, none, maps to itself), the stacks' and
+  // label sets' vectors every id.
+  auto carry = [](const TableVector<uint32_t>& from, const auto& remap, uint32_t flags,
+                  TableVector<uint32_t>* to) {
     to->assign(from.size(), kNotImported);
     for (size_t i = 0; i < from.size(); ++i) {
       if (from[i] == kNotImported) continue;
-      const uint32_t mapped = remap[from[i] & ~flags];
+      const uint32_t old = from[i] & ~flags;
+      const uint32_t mapped = old == 0 && flags == 0 ? 0 : old < remap.size() ? remap[old] : kNotYet;
       if (mapped != kNotYet) (*to)[i] = mapped | (from[i] & flags);
     }
   };
-  carry(imported_strings_, strings, 0, &next->imported_strings_);
-  carry(imported_mappings_, mappings, 0, &next->imported_mappings_);
-  carry(imported_functions_, functions, 0, &next->imported_functions_);
-  carry(imported_locations_, locations, 0, &next->imported_locations_);
+  carry(imported_records_.strings, records.strings, 0, &next->imported_records_.strings);
+  carry(imported_records_.mappings, records.mappings, 0, &next->imported_records_.mappings);
+  carry(imported_records_.functions, records.functions, 0, &next->imported_records_.functions);
+  carry(imported_records_.locations, records.locations, 0, &next->imported_records_.locations);
   carry(imported_stacks_, stacks, kTruncatedBit, &next->imported_stacks_);
   carry(imported_label_sets_, label_sets, kEndTimestampBit, &next->imported_label_sets_);
   for (const auto& [fingerprint, packed] : imported_id_stacks_) {
@@ -501,8 +476,7 @@ size_t Profile::MemoryBytes() const {
          MapBytes(endpoints_) + MapBytes(stack_cache_) +
          MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(function_cache_) +
          MapBytes(imported_id_stacks_) +
-         VectorBytes(imported_strings_) + VectorBytes(imported_mappings_) +
-         VectorBytes(imported_functions_) + VectorBytes(imported_locations_) +
+         imported_records_.MemoryBytes() +
          VectorBytes(imported_stacks_) + VectorBytes(imported_label_sets_) + KeyBytes() +
          VectorBytes(stack_seeds_) + VectorBytes(label_seeds_) +
          VectorBytes(timed_) +
@@ -1122,10 +1096,8 @@ void Profile::SyncDictionary(uint32_t generation) {
   if (generation == dict_generation_) return;
   TablesChanged();
   dict_generation_ = generation;
-  for (auto* v : {&imported_strings_, &imported_mappings_, &imported_functions_,
-                  &imported_locations_, &imported_stacks_, &imported_label_sets_}) {
-    TableVector<uint32_t>().swap(*v);
-  }
+  imported_records_.Clear();
+  for (auto* v : {&imported_stacks_, &imported_label_sets_}) TableVector<uint32_t>().swap(*v);
   imported_id_stacks_ = {};
 }
 
@@ -1139,51 +1111,17 @@ uint32_t& ImportedEntry(TableVector<uint32_t>* imported, uint32_t index, uint32_
 
 }  // namespace
 
-StringId Profile::ImportString(const Dictionary& dict, StringId id) {
-  uint32_t& mine = ImportedEntry(&imported_strings_, id, kNotImported);
-  if (mine == kNotImported) {
-    // Valid UTF-8 already: interning cannot fail.
-    (void)strings_.Intern(dict.strings().Get(id), &mine);
-  }
-  return mine;
-}
-
-uint32_t Profile::ImportLocation(const Dictionary& dict, uint32_t index) {
-  const uint32_t known = ImportedEntry(&imported_locations_, index, kNotImported);
-  if (known != kNotImported) return known;
-  Location loc = dict.locations().Get(index);
-  if (loc.mapping != 0) {
-    uint32_t& mine = ImportedEntry(&imported_mappings_, loc.mapping, kNotImported);
-    if (mine == kNotImported) {
-      Mapping m = dict.mappings().Get(loc.mapping);
-      m.filename = ImportString(dict, m.filename);
-      m.build_id = ImportString(dict, m.build_id);
-      mine = mappings_.Intern(m);
-    }
-    loc.mapping = mine;
-  }
-  if (loc.function != 0) {
-    uint32_t& mine = ImportedEntry(&imported_functions_, loc.function, kNotImported);
-    if (mine == kNotImported) {
-      Function f = dict.functions().Get(loc.function);
-      f.name = ImportString(dict, f.name);
-      f.system_name = ImportString(dict, f.system_name);
-      f.filename = ImportString(dict, f.filename);
-      mine = functions_.Intern(f);
-    }
-    loc.function = mine;
-  }
-  const uint32_t id = locations_.Intern(loc);
-  imported_locations_[index] = id;
-  return id;
+RecordRemap Profile::FromDictionary(const Dictionary& dict) {
+  return RecordRemap(dict.record_tables(), record_tables(), &imported_records_);
 }
 
 Status Profile::ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t* packed) {
   uint32_t index;
   STACKREC_RETURN_IF_ERROR(dict.StackIndex(stack_id, "sample.stack_id", &index));
   scratch_locations_.clear();
+  RecordRemap remap = FromDictionary(dict);
   for (uint32_t location : dict.stack(index)) {
-    scratch_locations_.push_back(ImportLocation(dict, location));
+    scratch_locations_.push_back(remap.LocationId(location));
   }
   *packed = InternStackIds(scratch_locations_, ContentSeed<uint32_t>(scratch_locations_)) |
             (dict.stack_truncated(index) ? kTruncatedBit : 0);
@@ -1195,10 +1133,11 @@ Status Profile::ImportLabelSet(const Dictionary& dict, uint32_t labels_id, uint3
   uint32_t index;
   STACKREC_RETURN_IF_ERROR(dict.LabelSetIndex(labels_id, "sample.labels_id", &index));
   scratch_labels_.clear();
+  RecordRemap remap = FromDictionary(dict);
   for (Label label : dict.label_set(index)) {
-    label.key = ImportString(dict, label.key);
-    label.str = ImportString(dict, label.str);
-    label.num_unit = ImportString(dict, label.num_unit);
+    label.key = remap.String(label.key);
+    label.str = remap.String(label.str);
+    label.num_unit = remap.String(label.num_unit);
     scratch_labels_.push_back(label);
   }
   *packed = InternLabelSet(scratch_labels_, ContentSeed<Label>(scratch_labels_)) |
@@ -1216,8 +1155,9 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
   const bool truncated = indices.size() > options_.max_frames;
   const size_t kept = truncated ? options_.max_frames : indices.size();
   scratch_locations_.clear();
+  RecordRemap remap = FromDictionary(dict);
   for (size_t i = 0; i < kept; ++i) {
-    scratch_locations_.push_back(ImportLocation(dict, indices[i]));
+    scratch_locations_.push_back(remap.LocationId(indices[i]));
   }
   if (truncated) {
     EndTruncatedStack(indices.size() - kept, &strings_, &functions_, &locations_,

@@ -32,6 +32,7 @@
 #include "key_index.h"
 #include "label_rules.h"
 #include "profile_options.h"
+#include "record_remap.h"
 #include "records.h"
 #include "row_store.h"
 #include "sample_view.h"
@@ -355,8 +356,10 @@ class Profile {
   Status ImportStack(const Dictionary& dict, uint32_t stack_id, uint32_t* packed);
   Status ImportLocationIds(const Dictionary& dict, absl::Span<const uint32_t> ids,
                            const Fingerprint& fingerprint, uint32_t* packed);
-  uint32_t ImportLocation(const Dictionary& dict, uint32_t index);
-  StringId ImportString(const Dictionary& dict, StringId id);
+  // Copies records from the dictionary's tables (imported_records_ their
+  // memo).
+  RecordRemap FromDictionary(const Dictionary& dict);
+  RecordTables record_tables() { return {strings_, mappings_, functions_, locations_}; }
   // Copies a dictionary label set into this profile; *packed is the
   // profile's label-set id, with kEndTimestampBit if the set has the
   // end_timestamp_ns key. Errors name the sample's field.
@@ -637,8 +640,8 @@ class Profile {
   static constexpr uint32_t kTruncatedBit = uint32_t{1} << 31;
   static constexpr uint32_t kEndTimestampBit = uint32_t{1} << 31;
   uint32_t dict_generation_ = kNotImported;
-  TableVector<uint32_t> imported_strings_, imported_mappings_, imported_functions_,
-      imported_locations_, imported_stacks_, imported_label_sets_;
+  RecordMemo imported_records_;
+  TableVector<uint32_t> imported_stacks_, imported_label_sets_;
   TableMap<Fingerprint, uint32_t> imported_id_stacks_;
 
   std::vector<std::pair<StringId, StringId>> sample_type_ids_;
