@@ -58,15 +58,15 @@ Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
   }
   STACKREC_RETURN_IF_ERROR(Utf8(m.filename, "mapping.filename"));
   STACKREC_RETURN_IF_ERROR(Utf8(m.build_id, "mapping.build_id"));
-  STACKREC_RETURN_IF_ERROR(CheckRoom(mappings_.size(), "mappings"));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(records_.mappings.size(), "mappings"));
   Mapping mapping;
   mapping.memory_start = m.memory_start;
   mapping.memory_limit = m.memory_limit;
   mapping.file_offset = m.file_offset;
   // Valid UTF-8: interning cannot fail.
-  (void)strings_.Intern(m.filename, &mapping.filename);
-  (void)strings_.Intern(m.build_id, &mapping.build_id);
-  *id = IdOf(mappings_.Intern(mapping));
+  (void)records_.strings.Intern(m.filename, &mapping.filename);
+  (void)records_.strings.Intern(m.build_id, &mapping.build_id);
+  *id = IdOf(records_.mappings.Intern(mapping));
   return OkStatus();
 }
 
@@ -78,13 +78,13 @@ Status Dictionary::InternFunction(const FunctionView& f, uint32_t* id) {
   STACKREC_RETURN_IF_ERROR(Utf8(f.name, "function.name"));
   STACKREC_RETURN_IF_ERROR(Utf8(f.system_name, "function.system_name"));
   STACKREC_RETURN_IF_ERROR(Utf8(f.filename, "function.filename"));
-  STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(records_.functions.size(), "functions"));
   Function function;
   function.start_line = f.start_line;
-  (void)strings_.Intern(f.name, &function.name);
-  (void)strings_.Intern(f.system_name, &function.system_name);
-  (void)strings_.Intern(f.filename, &function.filename);
-  *id = IdOf(functions_.Intern(function));
+  (void)records_.strings.Intern(f.name, &function.name);
+  (void)records_.strings.Intern(f.system_name, &function.system_name);
+  (void)records_.strings.Intern(f.filename, &function.filename);
+  *id = IdOf(records_.functions.Intern(function));
   return OkStatus();
 }
 
@@ -93,20 +93,20 @@ Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uin
   Location loc;
   if (mapping_id != 0) {
     STACKREC_RETURN_IF_ERROR(
-        Index(mapping_id, mappings_.size(), "location.mapping_id", &loc.mapping));
+        Index(mapping_id, records_.mappings.size(), "location.mapping_id", &loc.mapping));
   }
   if (function_id != 0) {
     uint32_t function = 0;
     STACKREC_RETURN_IF_ERROR(
-        Index(function_id, functions_.size(), "location.function_id", &function));
+        Index(function_id, records_.functions.size(), "location.function_id", &function));
     loc.function = function;
   }
   loc.address = address;
   // As in Profile::InternStack: a line belongs to a function.
   loc.line = function_id == 0 ? 0 : line;
   loc.inlined = inlined;
-  STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size(), "locations"));
-  *id = IdOf(locations_.Intern(loc));
+  STACKREC_RETURN_IF_ERROR(CheckRoom(records_.locations.size(), "locations"));
+  *id = IdOf(records_.locations.Intern(loc));
   return OkStatus();
 }
 
@@ -118,11 +118,11 @@ Status Dictionary::InternStack(absl::Span<const uint32_t> location_ids, uint32_t
   if (truncated) {
     // Deeper than max_frames: the leaf side and a frame that says how much
     // was cut, as Profile::Add does.
-    STACKREC_RETURN_IF_ERROR(CheckRoom(locations_.size() + 1, "locations"));
-    STACKREC_RETURN_IF_ERROR(CheckRoom(functions_.size(), "functions"));
+    STACKREC_RETURN_IF_ERROR(CheckRoom(records_.locations.size() + 1, "locations"));
+    STACKREC_RETURN_IF_ERROR(CheckRoom(records_.functions.size(), "functions"));
     const size_t cut = scratch_.size() - max_frames_;
     scratch_.resize(max_frames_);
-    EndTruncatedStack(cut, &strings_, &functions_, &locations_, &scratch_);
+    EndTruncatedStack(cut, &records_.strings, &records_.functions, &records_.locations, &scratch_);
   }
   // Grown first, so that the pushes below cannot throw.
   ReserveFor(truncated_, 1);
@@ -149,9 +149,9 @@ Status Dictionary::InternLabels(absl::Span<const LabelView> labels, uint32_t* id
   for (const LabelView& in : labels) {
     Label label;
     // Valid UTF-8: interning cannot fail.
-    (void)strings_.Intern(in.key, &label.key);
-    (void)strings_.Intern(in.str, &label.str);
-    (void)strings_.Intern(in.num_unit, &label.num_unit);
+    (void)records_.strings.Intern(in.key, &label.key);
+    (void)records_.strings.Intern(in.str, &label.str);
+    (void)records_.strings.Intern(in.num_unit, &label.num_unit);
     label.num = in.num;
     end_timestamp |= in.key == kEndTimestampKey;
     scratch_labels_.push_back(label);
@@ -171,13 +171,13 @@ Status Dictionary::LocationIndices(absl::Span<const uint32_t> ids, const char* a
                                    std::vector<uint32_t>* indices) const {
   indices->resize(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
-    const uint32_t index = IndexOf(ids[i], locations_.size());
+    const uint32_t index = IndexOf(ids[i], records_.locations.size());
     if (index == 0) {
       // The element's name is formatted only for the error: this loop runs
       // for every frame of every location-id sample.
       char field[64];
       std::snprintf(field, sizeof(field), "%s[%zu]", array, i);
-      return Index(ids[i], locations_.size(), field, &(*indices)[i]);
+      return Index(ids[i], records_.locations.size(), field, &(*indices)[i]);
     }
     (*indices)[i] = index;
   }
@@ -186,13 +186,13 @@ Status Dictionary::LocationIndices(absl::Span<const uint32_t> ids, const char* a
 
 Status Dictionary::CheckInlining(absl::Span<const uint32_t> indices, const char* array) const {
   for (size_t i = 0; i < indices.size(); ++i) {
-    const Location& loc = locations_.Get(indices[i]);
+    const Location& loc = records_.locations.Get(indices[i]);
     if (!loc.inlined) continue;
     if (i + 1 == indices.size()) {
       return Error(Code::kInvalidArgument, "%s[%zu] is inlined but is the last (root) location",
                    array, i);
     }
-    const Location& caller = locations_.Get(indices[i + 1]);
+    const Location& caller = records_.locations.Get(indices[i + 1]);
     if (caller.address != loc.address || caller.mapping != loc.mapping) {
       return Error(Code::kInvalidArgument,
                    "%s[%zu] is inlined but %s[%zu] has another address or mapping", array, i,
@@ -203,10 +203,10 @@ Status Dictionary::CheckInlining(absl::Span<const uint32_t> indices, const char*
 }
 
 void Dictionary::Forget() {
-  strings_.Clear();
-  mappings_.Clear();
-  functions_.Clear();
-  locations_.Clear();
+  records_.strings.Clear();
+  records_.mappings.Clear();
+  records_.functions.Clear();
+  records_.locations.Clear();
   stacks_.Clear();
   std::vector<uint32_t>(1, 0).swap(stack_spans_);
   std::vector<uint32_t>().swap(span_indices_);
@@ -221,8 +221,7 @@ void Dictionary::Forget() {
 }
 
 size_t Dictionary::MemoryBytes() const {
-  return strings_.MemoryBytes() + mappings_.MemoryBytes() + functions_.MemoryBytes() +
-         locations_.MemoryBytes() + stacks_.MemoryBytes() + truncated_.capacity() / 8 +
+  return records_.MemoryBytes() + stacks_.MemoryBytes() + truncated_.capacity() / 8 +
          (stack_spans_.capacity() + span_indices_.capacity()) * sizeof(uint32_t) +
          scratch_.capacity() * sizeof(uint32_t) + label_sets_.MemoryBytes() +
          label_set_entries_.capacity() * sizeof(LabelSetEntry) +

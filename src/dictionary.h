@@ -78,12 +78,12 @@ class Dictionary {
 
   // Read side, by index. Entries refer to each other by index (a
   // Location's mapping and function, a stack's locations, strings).
-  const StringTable& strings() const { return strings_; }
-  const ValueTable<Mapping>& mappings() const { return mappings_; }
-  const ValueTable<Function>& functions() const { return functions_; }
-  const ValueTable<Location>& locations() const { return locations_; }
+  const StringTable& strings() const { return records_.strings; }
+  const ValueTable<Mapping>& mappings() const { return records_.mappings; }
+  const ValueTable<Function>& functions() const { return records_.functions; }
+  const ValueTable<Location>& locations() const { return records_.locations; }
   ConstRecordTables record_tables() const {
-    return {strings_, mappings_, functions_, locations_};
+    return records_.tables();
   }
   absl::Span<const uint32_t> stack(uint32_t index) const;
   // Whether the stack was cut to max_frames when interned.
@@ -111,10 +111,7 @@ class Dictionary {
 
   const size_t max_frames_;
   uint32_t generation_;
-  StringTable strings_;
-  ValueTable<Mapping> mappings_;
-  ValueTable<Function> functions_;
-  ValueTable<Location> locations_;
+  InternedRecords records_;
   SpanTable<uint32_t> stacks_;
   // Stack index -> its id in stacks_, in the order stacks were handed out
   // (the table's own id 0, the empty stack, exists before anyone asks for

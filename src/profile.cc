@@ -67,7 +67,7 @@ void Profile::InternConstants() {
   // can fail; the label keys reach the output only if a sample uses them.
   auto intern = [this](absl::string_view s) {
     StringId id = 0;
-    const bool valid = strings_.Intern(s, &id);
+    const bool valid = records_.strings.Intern(s, &id);
     (void)valid;
     return id;
   };
@@ -89,10 +89,10 @@ void Profile::InternConstants() {
 
 void Profile::Reset(int64_t start_ns) {
   TablesChanged();
-  strings_.Clear();
-  mappings_.Clear();
-  functions_.Clear();
-  locations_.Clear();
+  records_.strings.Clear();
+  records_.mappings.Clear();
+  records_.functions.Clear();
+  records_.locations.Clear();
   stacks_.Clear();
   label_sets_.Clear();
   TableVector<uint32_t>(1, 0).swap(stack_seeds_);
@@ -160,8 +160,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   constexpr uint32_t kNotYet = ~uint32_t{0};
   // Old id -> id in `next`, filled as entries are first reached.
   RecordMemo records;
-  RecordRemap remap(ConstRecordTables{strings_, mappings_, functions_, locations_},
-                    next->record_tables(), &records);
+  RecordRemap remap(records_.tables(), next->record_tables(), &records);
   std::vector<uint32_t> stacks(stacks_.size(), kNotYet);
   std::vector<uint32_t> label_sets(label_sets_.size(), kNotYet);
   auto string = [&](StringId id) { return remap.String(id); };
@@ -214,7 +213,8 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
     for (size_t i = 0; i < from.size(); ++i) {
       if (from[i] == kNotImported) continue;
       const uint32_t old = from[i] & ~flags;
-      const uint32_t mapped = old == 0 && flags == 0 ? 0 : old < remap.size() ? remap[old] : kNotYet;
+      const uint32_t mapped =
+          old == 0 && flags == 0 ? 0 : old < remap.size() ? remap[old] : kNotYet;
       if (mapped != kNotYet) (*to)[i] = mapped | (from[i] & flags);
     }
   };
@@ -236,7 +236,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
 
 Status Profile::InternString(absl::string_view s, const char* what,
                              size_t index, const char* field, StringId* id) {
-  if (strings_.Intern(s, id)) return OkStatus();
+  if (records_.strings.Intern(s, id)) return OkStatus();
   return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", what,
                index, field);
 }
@@ -285,7 +285,7 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
   scratch_locations_.clear();
   scratch_new_locations_.clear();
   // Whether a new frame with a function can be appended (frame_locations_).
-  const bool append = frame_locations_ + 1 == locations_.size();
+  const bool append = frame_locations_ + 1 == records_.locations.size();
   for (size_t i = 0; i < kCacheAhead && i < n; ++i) frame_cache_.prefetch(frame_hashes[i]);
   for (size_t i = 0; i < n; ++i) {
     if (i + kCacheAhead < n) frame_cache_.prefetch(frame_hashes[i + kCacheAhead]);
@@ -310,7 +310,7 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
                                             "mapping.filename", &m.filename));
       STACKREC_RETURN_IF_ERROR(InternString(f.mapping.build_id, kWhat, i,
                                             "mapping.build_id", &m.build_id));
-      loc.mapping = mappings_.Intern(m);
+      loc.mapping = records_.mappings.Intern(m);
     }
     // A new location's function is looked up in the second pass below,
     // its slot fetched here: most new locations have a known function,
@@ -344,7 +344,7 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
                                               "function.system_name", &fn.system_name));
         STACKREC_RETURN_IF_ERROR(InternString(n.function.filename, kWhat, n.index,
                                               "function.filename", &fn.filename));
-        const uint32_t function = functions_.Intern(fn);
+        const uint32_t function = records_.functions.Intern(fn);
         EmplaceGrowingFirst(function_cache_, n.function_hash, function);
         n.loc.function = function;
       }
@@ -352,7 +352,7 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
     // Interned in the third pass, once every new location's slot is on its
     // way: a new stack's few new locations (typical: 6 of 70 frames) each
     // missed the cache on the location index, one after the other.
-    if (!append || n.loc.function == 0) locations_.Prefetch(n.loc);
+    if (!append || n.loc.function == 0) records_.locations.Prefetch(n.loc);
   }
   for (const NewLocation& n : scratch_new_locations_) {
     const uint64_t hash = frame_hashes[n.index];
@@ -361,13 +361,13 @@ Status Profile::InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashe
       // New, unless an earlier frame of this stack was the same one
       // (recursion): the cache has it then. Both grow first, so that
       // either both take the location or neither does.
-      locations_.ReserveOne();
+      records_.locations.ReserveOne();
       GrowBeforeInsert(frame_cache_);
-      const auto [it, added] = frame_cache_.try_emplace(hash, locations_.next_id());
-      if (added) locations_.Append(n.loc);
+      const auto [it, added] = frame_cache_.try_emplace(hash, records_.locations.next_id());
+      if (added) records_.locations.Append(n.loc);
       location = it->second;
     } else {
-      location = locations_.Intern(n.loc);
+      location = records_.locations.Intern(n.loc);
       EmplaceGrowingFirst(frame_cache_, hash, location);
     }
     // Now in the cache (or it was already, at or below the count).
@@ -470,9 +470,7 @@ void Profile::RefreshOtherBytes() const {
 }
 
 size_t Profile::MemoryBytes() const {
-  return strings_.MemoryBytes() + mappings_.MemoryBytes() +
-         functions_.MemoryBytes() + locations_.MemoryBytes() +
-         stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
+  return records_.MemoryBytes() + stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
          MapBytes(endpoints_) + MapBytes(stack_cache_) +
          MapBytes(label_cache_) + MapBytes(frame_cache_) + MapBytes(function_cache_) +
          MapBytes(imported_id_stacks_) +
@@ -848,21 +846,21 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
   // function has line 0 both ways), so the content round-trips.
   scratch_import_frames_.clear();
   for (uint32_t id : from.stacks_.Get(stack)) {
-    const Location& loc = from.locations_.Get(id);
+    const Location& loc = from.records_.locations.Get(id);
     LocationView v;
     if (loc.mapping != 0) {
-      const Mapping& m = from.mappings_.Get(loc.mapping);
+      const Mapping& m = from.records_.mappings.Get(loc.mapping);
       v.mapping.memory_start = m.memory_start;
       v.mapping.memory_limit = m.memory_limit;
       v.mapping.file_offset = m.file_offset;
-      v.mapping.filename = from.strings_.Get(m.filename);
-      v.mapping.build_id = from.strings_.Get(m.build_id);
+      v.mapping.filename = from.records_.strings.Get(m.filename);
+      v.mapping.build_id = from.records_.strings.Get(m.build_id);
     }
     if (loc.function != 0) {
-      const Function& f = from.functions_.Get(loc.function);
-      v.function.name = from.strings_.Get(f.name);
-      v.function.system_name = from.strings_.Get(f.system_name);
-      v.function.filename = from.strings_.Get(f.filename);
+      const Function& f = from.records_.functions.Get(loc.function);
+      v.function.name = from.records_.strings.Get(f.name);
+      v.function.system_name = from.records_.strings.Get(f.system_name);
+      v.function.filename = from.records_.strings.Get(f.filename);
       v.function.start_line = f.start_line;
     }
     v.address = loc.address;
@@ -873,10 +871,10 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
   scratch_import_labels_.clear();
   for (const Label& l : from.label_sets_.Get(labels)) {
     LabelView v;
-    v.key = from.strings_.Get(l.key);
-    v.str = from.strings_.Get(l.str);
+    v.key = from.records_.strings.Get(l.key);
+    v.str = from.records_.strings.Get(l.str);
     v.num = l.num;
-    v.num_unit = from.strings_.Get(l.num_unit);
+    v.num_unit = from.records_.strings.Get(l.num_unit);
     scratch_import_labels_.push_back(v);
   }
   // Valid UTF-8 already: only an allocation can fail, and it throws.
@@ -1160,8 +1158,8 @@ Status Profile::ImportLocationIds(const Dictionary& dict, absl::Span<const uint3
     scratch_locations_.push_back(remap.LocationId(indices[i]));
   }
   if (truncated) {
-    EndTruncatedStack(indices.size() - kept, &strings_, &functions_, &locations_,
-                      &scratch_locations_);
+    EndTruncatedStack(indices.size() - kept, &records_.strings, &records_.functions,
+                      &records_.locations, &scratch_locations_);
   }
   *packed = InternStackIds(scratch_locations_, SeedOf(fingerprint)) |
             (truncated ? kTruncatedBit : 0);
@@ -1179,7 +1177,7 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id,
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
   StringId id;
-  if (!strings_.Intern(endpoint, &id)) {
+  if (!records_.strings.Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
   GrowBeforeInsert(endpoints_);
@@ -1193,7 +1191,7 @@ Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
   StringId id;
-  if (!strings_.Intern(endpoint, &id)) {
+  if (!records_.strings.Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
   GrowBeforeInsert(endpoint_counts_);
@@ -1206,7 +1204,7 @@ std::vector<std::pair<std::string, int64_t>> Profile::EndpointCounts() const {
   std::vector<std::pair<std::string, int64_t>> counts;
   counts.reserve(endpoint_counts_.size());
   for (const auto& [id, count] : endpoint_counts_) {
-    counts.emplace_back(std::string(strings_.Get(id)), count);
+    counts.emplace_back(std::string(records_.strings.Get(id)), count);
   }
   std::sort(counts.begin(), counts.end());
   return counts;

@@ -32,6 +32,7 @@
 #include "key_index.h"
 #include "label_rules.h"
 #include "profile_options.h"
+#include "interned_records.h"
 #include "record_remap.h"
 #include "records.h"
 #include "row_store.h"
@@ -250,10 +251,10 @@ class Profile {
   // Number of values stored per sample: the enabled sample types.
   size_t stored_values() const { return stored_values_; }
   int64_t start_ns() const { return start_ns_; }
-  const StringTable& strings() const { return strings_; }
-  const ValueTable<Mapping>& mappings() const { return mappings_; }
-  const ValueTable<Function>& functions() const { return functions_; }
-  const ValueTable<Location>& locations() const { return locations_; }
+  const StringTable& strings() const { return records_.strings; }
+  const ValueTable<Mapping>& mappings() const { return records_.mappings; }
+  const ValueTable<Function>& functions() const { return records_.functions; }
+  const ValueTable<Location>& locations() const { return records_.locations; }
   const SpanTable<uint32_t>& stacks() const { return stacks_; }
   const SpanTable<Label>& label_sets() const { return label_sets_; }
   const absl::flat_hash_map<uint64_t, StringId>& endpoints() const {
@@ -359,7 +360,7 @@ class Profile {
   // Copies records from the dictionary's tables (imported_records_ their
   // memo).
   RecordRemap FromDictionary(const Dictionary& dict);
-  RecordTables record_tables() { return {strings_, mappings_, functions_, locations_}; }
+  RecordTables record_tables() { return records_.tables(); }
   // Copies a dictionary label set into this profile; *packed is the
   // profile's label-set id, with kEndTimestampBit if the set has the
   // end_timestamp_ns key. Errors name the sample's field.
@@ -548,10 +549,7 @@ class Profile {
   bool all_values_stored_ = false;  // every declared type enabled
   int64_t start_ns_ = 0;
 
-  StringTable strings_;
-  ValueTable<Mapping> mappings_;
-  ValueTable<Function> functions_;
-  ValueTable<Location> locations_;
+  InternedRecords records_;
   SpanTable<uint32_t> stacks_;
   SpanTable<Label> label_sets_;
   // Each stack's and label set's seed, its part of its keys' tags (KeyTag).
@@ -614,8 +612,8 @@ class Profile {
   // Invariant: locations 1 to frame_locations_ are each in frame_cache_,
   // under the hash of a frame they are the location of (InternStack counts
   // them as it puts them there; emptying the cache sets it to 0). While
-  // that is all of locations_, a frame with a function that the cache does
-  // not know has a location not in locations_ yet: a frame's content gives
+  // that is all of the locations, a frame with a function that the cache
+  // does not know has a location not in them yet: a frame's content gives
   // one location, and a location with a function one content (a frame
   // without a function drops its line). So InternStack appends it without
   // looking it up (ValueTable::Append), and the location index is not

@@ -17,25 +17,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "intern_tables.h"
-#include "records.h"
-#include "string_table.h"
+#include "interned_records.h"
 #include "table_memory.h"
 
 namespace stackrec {
-
-// The four tables a location's content lives in.
-template <bool kConst>
-struct RecordTablesOf {
-  template <typename T>
-  using Ref = std::conditional_t<kConst, const T&, T&>;
-  Ref<StringTable> strings;
-  Ref<ValueTable<Mapping>> mappings;
-  Ref<ValueTable<Function>> functions;
-  Ref<ValueTable<Location>> locations;
-};
-using RecordTables = RecordTablesOf<false>;
-using ConstRecordTables = RecordTablesOf<true>;
 
 // Old id -> new id for each table, kUnmapped until copied; grown as ids
 // are met.

@@ -14,9 +14,10 @@
 // time, a page fault each 4 KiB. In a virtual machine a fault can cost fifty
 // times what the same 4 KiB of a huge page costs (page-table updates trap to
 // the hypervisor), and a first interval takes about a thousand of them in
-// the library. A huge page is one fault and one TLB entry for 512 pages. malloc cannot be asked for this by
-// a library: glibc's glibc.malloc.hugetlb tunable is the whole process's,
-// read from its environment.
+// the library. A huge page is one fault and one TLB entry for 512 pages.
+// malloc cannot be asked for this by a library: glibc's
+// glibc.malloc.hugetlb tunable is the whole process's, read from its
+// environment.
 //
 // Allocations under kMinBytes go to operator new, so a small profile (an
 // idle process's, a test's) maps no chunk. Larger ones are rounded up to
