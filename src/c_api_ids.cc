@@ -142,8 +142,8 @@ stackrec_status stackrec_profile_intern_stack(stackrec_profile* profile,
 }
 
 stackrec_status stackrec_profile_intern_labels(stackrec_profile* profile,
-                                              const stackrec_label* labels, size_t labels_len,
-                                              uint32_t* id) {
+                                               const stackrec_label* labels, size_t labels_len,
+                                               uint32_t* id) {
   return stackrec::InternLabelsWith(
       profile, "profile", labels, labels_len, id,
       [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {
@@ -219,8 +219,8 @@ stackrec_status stackrec_recorder_intern_stack(stackrec_recorder* recorder,
 }
 
 stackrec_status stackrec_recorder_intern_labels(stackrec_recorder* recorder,
-                                               const stackrec_label* labels, size_t labels_len,
-                                               uint32_t* id) {
+                                                const stackrec_label* labels, size_t labels_len,
+                                                uint32_t* id) {
   return stackrec::InternLabelsWith(
       recorder, "recorder", labels, labels_len, id,
       [&](absl::Span<const stackrec::LabelView> views, uint32_t* out) {

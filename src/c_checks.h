@@ -39,12 +39,11 @@ inline absl::string_view CheckedView(stackrec_str s) {
 // A {ptr, len} pair as a string_view; `field` names it in the error.
 inline Status ToView(stackrec_str s, const char* field, absl::string_view* out) {
   if (s.ptr == nullptr && s.len != 0) {
-    return Error(Code::kInvalidArgument, "%s.ptr is NULL but its len is %zu",
-                 field, s.len);
+    return Error(Code::kInvalidArgument, "%s.ptr is NULL but its len is %zu", field, s.len);
   }
   if (s.len > kMaxStringBytes) {
-    return Error(Code::kInvalidArgument, "%s.len %zu is over the %zu byte limit",
-                 field, s.len, kMaxStringBytes);
+    return Error(Code::kInvalidArgument, "%s.len %zu is over the %zu byte limit", field, s.len,
+                 kMaxStringBytes);
   }
   *out = CheckedView(s);
   return OkStatus();
@@ -52,18 +51,16 @@ inline Status ToView(stackrec_str s, const char* field, absl::string_view* out) 
 
 // The same for an element of an array: "sample.labels[3].key", or
 // "opts.comments[3]" when `field` is "".
-inline Status ToView(stackrec_str s, const char* array, size_t index,
-              const char* field, absl::string_view* out) {
+inline Status ToView(stackrec_str s, const char* array, size_t index, const char* field,
+                     absl::string_view* out) {
   const char* dot = *field == '\0' ? "" : ".";
   if (s.ptr == nullptr && s.len != 0) {
-    return Error(Code::kInvalidArgument,
-                 "%s[%zu]%s%s.ptr is NULL but its len is %zu", array, index,
+    return Error(Code::kInvalidArgument, "%s[%zu]%s%s.ptr is NULL but its len is %zu", array, index,
                  dot, field, s.len);
   }
   if (s.len > kMaxStringBytes) {
-    return Error(Code::kInvalidArgument,
-                 "%s[%zu]%s%s.len %zu is over the %zu byte limit", array, index,
-                 dot, field, s.len, kMaxStringBytes);
+    return Error(Code::kInvalidArgument, "%s[%zu]%s%s.len %zu is over the %zu byte limit", array,
+                 index, dot, field, s.len, kMaxStringBytes);
   }
   *out = CheckedView(s);
   return OkStatus();
@@ -74,14 +71,12 @@ inline Status ToView(stackrec_str s, const char* array, size_t index,
 // limits keep every byte size far from overflowing.
 template <typename T>
 inline Status CheckArray(const T* ptr, size_t len, const char* name,
-                  size_t max = STACKREC_MAX_ARRAY_LEN) {
+                         size_t max = STACKREC_MAX_ARRAY_LEN) {
   if (len > max) {
-    return Error(Code::kInvalidArgument, "%s_len %zu is over the limit of %zu", name, len,
-                 max);
+    return Error(Code::kInvalidArgument, "%s_len %zu is over the limit of %zu", name, len, max);
   }
   if (ptr == nullptr && len != 0) {
-    return Error(Code::kInvalidArgument, "%s is NULL but %s_len is %zu", name,
-                 name, len);
+    return Error(Code::kInvalidArgument, "%s is NULL but %s_len is %zu", name, name, len);
   }
   return OkStatus();
 }
@@ -119,7 +114,7 @@ inline Status CheckStructSize(size_t size, size_t align, const char* name) {
 // fields it lacks take their defaults; a longer one (a newer header) must
 // be zero past what this library knows.
 inline Status ReadResized(const void* in, size_t size, size_t known, size_t align, const char* name,
-                   void* copy) {
+                          void* copy) {
   STACKREC_RETURN_IF_ERROR(CheckStructSize(size, align, name));
   const unsigned char* bytes = static_cast<const unsigned char*>(in);
   for (size_t i = known; i < size; ++i) {
@@ -139,9 +134,8 @@ inline Status ReadResized(const void* in, size_t size, size_t known, size_t alig
 // `*out` is `in` read as this library's T (see ReadResized); `copy` holds
 // it when the host's size differs. A NULL `in` stays NULL.
 template <typename T>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ReadGrowable(const T* in, size_t size,
-                                                        const char* name, T* copy,
-                                                        const T** out) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ReadGrowable(const T* in, size_t size, const char* name,
+                                                        T* copy, const T** out) {
   *out = in;
   if (ABSL_PREDICT_TRUE(size == sizeof(T)) || in == nullptr) return OkStatus();
   STACKREC_RETURN_IF_ERROR(ReadResized(in, size, sizeof(T), alignof(T), name, copy));

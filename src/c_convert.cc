@@ -64,8 +64,7 @@ Status ToLiveHeapOptions(const stackrec_profile_options* opts, size_t sample_typ
   return MakeLiveHeapOptions(in, sample_types, out);
 }
 
-Status ToSerializeOptions(const stackrec_serialize_options* opts,
-                          SerializeOptions* out) {
+Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptions* out) {
   *out = SerializeOptions();
   if (opts != nullptr) {
     out->compression = static_cast<Compression>(EnumBits(opts->compression));
@@ -77,8 +76,12 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts,
 Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out) {
   if (r == nullptr) return NullArgument("rule");
   switch (EnumBits(r->kind)) {
-    case STACKREC_UPSCALING_PROPORTIONAL: out->kind = UpscalingRule::Kind::kProportional; break;
-    case STACKREC_UPSCALING_POISSON: out->kind = UpscalingRule::Kind::kPoisson; break;
+    case STACKREC_UPSCALING_PROPORTIONAL:
+      out->kind = UpscalingRule::Kind::kProportional;
+      break;
+    case STACKREC_UPSCALING_POISSON:
+      out->kind = UpscalingRule::Kind::kPoisson;
+      break;
     default:
       return Error(Code::kInvalidArgument, "rule.kind %d is not a stackrec_upscaling_kind",
                    EnumBits(r->kind));
@@ -99,7 +102,6 @@ Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out) {
   out->sampling_distance = r->sampling_distance;
   return OkStatus();
 }
-
 
 Status ToMappingView(const stackrec_mapping* m, MappingView* out) {
   if (m == nullptr) return NullArgument("mapping");

@@ -156,8 +156,8 @@ inline Status ToSampleRest(const stackrec_sample& s, LabelRoom* room, SampleView
 }
 
 inline Status CheckSampleArrays(const stackrec_sample& s) {
-  STACKREC_RETURN_IF_ERROR(CheckArray(s.locations, s.locations_len, "sample.locations",
-                                      STACKREC_MAX_STACK_LEN));
+  STACKREC_RETURN_IF_ERROR(
+      CheckArray(s.locations, s.locations_len, "sample.locations", STACKREC_MAX_STACK_LEN));
   STACKREC_RETURN_IF_ERROR(CheckArray(s.values, s.values_len, "sample.values"));
   return CheckArray(s.labels, s.labels_len, "sample.labels");
 }
@@ -185,7 +185,7 @@ struct HashRoom {
 // string (it then decides, and says why; a string of exactly
 // kMaxStringBytes, which it accepts, takes that path too).
 inline bool FingerprintSampleFrames(const stackrec_sample& s, HashRoom* room, Fingerprint* out,
-                             const uint64_t** frame_hashes) {
+                                    const uint64_t** frame_hashes) {
   uint64_t* hashes = room->hashes;
   if (s.locations_len > HashRoom::kCount) {
     std::vector<uint64_t>& scratch = Scratch().frame_hashes;
@@ -243,9 +243,8 @@ inline Status WithSample(const stackrec_sample* s, Use use) {
 
 inline Status ToIdSample(const stackrec_id_sample* s, LabelRoom* room, IdSampleView* out) {
   if (s == nullptr) return NullArgument("sample");
-  STACKREC_RETURN_IF_ERROR(
-      CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids",
-                 STACKREC_MAX_STACK_LEN));
+  STACKREC_RETURN_IF_ERROR(CheckArray(s->location_ids, s->location_ids_len, "sample.location_ids",
+                                      STACKREC_MAX_STACK_LEN));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->values, s->values_len, "sample.values"));
   STACKREC_RETURN_IF_ERROR(CheckArray(s->labels, s->labels_len, "sample.labels"));
   out->stack_id = s->stack_id;

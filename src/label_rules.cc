@@ -56,16 +56,15 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
       return Error(Code::kInvalidArgument, "%s[%zu].key is empty", array, i);
     }
     if (!l.str.empty() && l.num != 0) {
-      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a non-zero num",
-                   array, i);
-    }
-    if (!l.str.empty() && !l.num_unit.empty()) {
-      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array,
+      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a non-zero num", array,
                    i);
     }
+    if (!l.str.empty() && !l.num_unit.empty()) {
+      return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array, i);
+    }
     if (repeat != 0 && i == repeat) {
-      return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i,
-                   array, first);
+      return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i, array,
+                   first);
     }
   }
   return OkStatus();
@@ -74,8 +73,8 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
 Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array) {
   for (size_t i = 0; i < labels.size(); ++i) {
     const LabelView& l = labels[i];
-    for (const auto& [s, name] : {std::pair{l.key, "key"}, std::pair{l.str, "str"},
-                                  std::pair{l.num_unit, "num_unit"}}) {
+    for (const auto& [s, name] :
+         {std::pair{l.key, "key"}, std::pair{l.str, "str"}, std::pair{l.num_unit, "num_unit"}}) {
       if (!IsValidUtf8(s)) {
         return Error(Code::kInvalidArgument, "%s[%zu].%s is not valid UTF-8", array, i, name);
       }

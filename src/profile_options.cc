@@ -25,38 +25,31 @@ Status MakeProfileOptions(const ProfileOptions& in, ProfileOptions* out) {
                  "sample type");
   }
   if (!in.enabled.empty() && in.enabled.size() != in.sample_types.size()) {
-    return Error(Code::kInternal,
-                 "opts.sample_types_enabled has %zu flags for %zu types",
+    return Error(Code::kInternal, "opts.sample_types_enabled has %zu flags for %zu types",
                  in.enabled.size(), in.sample_types.size());
   }
   bool any_enabled = in.enabled.empty();
   for (size_t i = 0; i < in.sample_types.size(); ++i) {
     const ValueType& t = in.sample_types[i];
     if (t.type.empty()) {
-      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].type is empty",
-                   i);
+      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].type is empty", i);
     }
     if (!IsValidUtf8(t.type)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.sample_types[%zu].type is not valid UTF-8", i);
+      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].type is not valid UTF-8", i);
     }
     if (!IsValidUtf8(t.unit)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.sample_types[%zu].unit is not valid UTF-8", i);
+      return Error(Code::kInvalidArgument, "opts.sample_types[%zu].unit is not valid UTF-8", i);
     }
     if (!in.enabled.empty() && in.enabled[i]) any_enabled = true;
   }
   if (!any_enabled) {
-    return Error(Code::kInvalidArgument,
-                 "opts.sample_types_enabled disables every sample type");
+    return Error(Code::kInvalidArgument, "opts.sample_types_enabled disables every sample type");
   }
   if (in.period < 0) {
-    return Error(Code::kInvalidArgument, "opts.period is negative (%" PRId64 ")",
-                 in.period);
+    return Error(Code::kInvalidArgument, "opts.period is negative (%" PRId64 ")", in.period);
   }
   if (in.period_type.type.empty() && !in.period_type.unit.empty()) {
-    return Error(Code::kInvalidArgument,
-                 "opts.period_type.type is empty but its unit is set");
+    return Error(Code::kInvalidArgument, "opts.period_type.type is empty but its unit is set");
   }
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.type, "opts.period_type.type"));
   STACKREC_RETURN_IF_ERROR(CheckUtf8(in.period_type.unit, "opts.period_type.unit"));
