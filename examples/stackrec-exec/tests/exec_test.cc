@@ -5,7 +5,8 @@
 // launcher and the preloaded shim, then decodes every file it wrote with the
 // generated pprof classes. The workloads count CPU time, not wall time, and
 // run for about a CPU-second, so a loaded machine makes them slower but not
-// different; the only statistical threshold is the 10 points.
+// different; the only statistical threshold is a CPU share within 10 percentage
+// points of the truth.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
