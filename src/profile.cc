@@ -484,11 +484,16 @@ size_t Profile::MemoryBytes() const {
 
 Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
                                 absl::Span<const LabelView> labels) const {
+  STACKREC_RETURN_IF_ERROR(ValidateFrameStrings(frames, 0));
+  return ValidateLabelStrings(labels, "sample.labels");
+}
+
+Status Profile::ValidateFrameStrings(absl::Span<const LocationView> frames, size_t first) {
   struct Field {
     absl::string_view s;
     const char* name;
   };
-  for (size_t i = 0; i < frames.size(); ++i) {
+  for (size_t i = first; i < frames.size(); ++i) {
     const LocationView& f = frames[i];
     for (const Field& field : {Field{f.mapping.filename, "mapping.filename"},
                                Field{f.mapping.build_id, "mapping.build_id"},
@@ -501,7 +506,7 @@ Status Profile::ValidateStrings(absl::Span<const LocationView> frames,
       }
     }
   }
-  return ValidateLabelStrings(labels, "sample.labels");
+  return OkStatus();
 }
 
 
@@ -686,6 +691,9 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
 
   const bool truncated = sample.locations.size() > options_.max_frames;
+  if (truncated) {
+    STACKREC_RETURN_IF_ERROR(ValidateFrameStrings(sample.locations, options_.max_frames));
+  }
   const absl::Span<const LocationView> frames = CutToMaxFrames(sample.locations);
 
   // Find or intern the stack, the label set and the key. At the memory cap,
@@ -827,6 +835,9 @@ Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack,
   STACKREC_RETURN_IF_ERROR(ValidateLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(ValidateInlining(sample.locations));
   *truncated = sample.locations.size() > options_.max_frames;
+  if (*truncated) {
+    STACKREC_RETURN_IF_ERROR(ValidateFrameStrings(sample.locations, options_.max_frames));
+  }
   return InternKeyContent(CutToMaxFrames(sample.locations), sample.labels, stack,
                           labels);
 }

@@ -414,6 +414,10 @@ class Profile {
   // The UTF-8 checks interning would make, for samples that skip interning.
   Status ValidateStrings(absl::Span<const LocationView> frames,
                          absl::Span<const LabelView> labels) const;
+  // The UTF-8 of frames[first, end), errors naming "sample.locations[i]":
+  // a stack's frames past max_frames are never interned, and a string of
+  // the caller's is valid UTF-8 or refused, whether it is kept or not.
+  static Status ValidateFrameStrings(absl::Span<const LocationView> frames, size_t first);
   // MemoryBytes() >= max_memory_bytes, asked before anything new is
   // stored. Summing every table's size for each new key would cost a
   // hundred instructions a key, so the part that is not the keys' is kept

@@ -525,3 +525,39 @@ TEST_CASE("a struct size no version of the struct can have is refused by name") 
         std::string::npos);
   CHECK(created == nullptr);
 }
+
+TEST_CASE("invalid UTF-8 in a frame that max_frames cuts is still refused") {
+  // Frames past max_frames are not kept, but they are the caller's strings
+  // all the same: rule 3 of the header refuses invalid UTF-8 in any of them.
+  Options o;
+  o.opts.max_frames = 2;
+  stackrec_location bad{};
+  bad.function.name = S("cut");
+  bad.mapping.filename = S(kBadUtf8);
+  SampleBuilder b;
+  b.Frame("leaf").Frame("mid").Frame("cut").Location(bad).Values({1, 1, 1});
+  auto p = NewProfile(o.opts);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CHECK(stackrec_profile_add(p.get(), &b.Get()) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) ==
+          "sample.locations[3].mapping.filename is not valid UTF-8");
+  }
+  CHECK(SerializeAndDecode(p.get()).sample_size() == 0);
+
+  std::vector<stackrec_value_type> types = {{S("heap-live-size"), S("bytes")}};
+  const size_t live[] = {0};
+  stackrec_profile_options heap{};
+  heap.sample_types = types.data();
+  heap.sample_types_len = 1;
+  heap.max_frames = 2;
+  heap.live_heap_types = live;
+  heap.live_heap_types_len = 1;
+  auto r = NewRecorder(heap);
+  b.Values({64});
+  CHECK(stackrec_recorder_track(r.get(), 1, &b.Get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "sample.locations[3].mapping.filename is not valid UTF-8");
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(r.get(), &stats) == STACKREC_OK);
+  CHECK(stats.objects_tracked == 0);
+}

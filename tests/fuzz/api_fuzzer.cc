@@ -485,18 +485,6 @@ struct Model {
     return std::all_of(s.frames.begin(), s.frames.end(), FrameValid);
   }
 
-  // A FINDING, reported and left to the library's owners: a sample's
-  // frames past max_frames are cut before their strings are checked, so
-  // invalid UTF-8 there is accepted, though the header's rule 3 refuses
-  // it (reproducer: /tmp/fuzz-findings/cut-frames-utf8-not-checked). Until
-  // that is decided, the fuzzer does not send such samples.
-  bool CutFramesUnchecked(const SampleIn& s) const {
-    for (size_t i = max_frames; i < s.frames.size(); ++i) {
-      if (!FrameValid(s.frames[i])) return true;
-    }
-    return false;
-  }
-
   // True if the output could not tell `frames` from other frames: an
   // inlined frame without a function, or inlined into one without a
   // function, gives no line, so its location reads like a plainer one. The
@@ -1364,7 +1352,7 @@ void Track(stackrec_recorder* recorder, Input& in, size_t types, const Model& mo
     for (size_t i = 0; i < types; ++i) s.values[i] = heap->IsLive(i) ? in.Byte() : 0;
     s.timestamp = 0;
   }
-  if (Model::Ambiguous(s.frames) || model.CutFramesUnchecked(s)) return;
+  if (Model::Ambiguous(s.frames)) return;
   CSample c(s);
   auto verdict = [&] {
     bool valid = !heap->live_types.empty() && model.Accepts(s) && s.timestamp == 0;
@@ -1752,7 +1740,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (op == 0 || op == 4) {  // add, or record into the recorder
       SampleIn s = ReadSample(in, types);
       Model& m = op == 0 ? profile_model : recorder_model;
-      if (m.CutFramesUnchecked(s)) continue;
       CSample cs(s);
       const Entry entry = op == 0 ? kProfileAdd : kRecorderRecord;
       const bool rest_valid = m.Accepts(s);
