@@ -196,7 +196,8 @@ typedef struct stackrec_sample {
  * by later versions take their defaults.
  * - sample_types: at least one; each type name non-empty.
  * - period_type / period: written when the type is non-empty / period > 0.
- *   A negative period is rejected.
+ *   A negative period, and a period unit without a period type, are
+ *   rejected.
  * - sample_types_enabled: NULL enables every type; otherwise one flag per
  *   sample type. Disabled types are left out of the output's sample_type
  *   and values, while samples still pass a value for them, so a sampler's
