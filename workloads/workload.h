@@ -36,8 +36,8 @@
 // Only std::mt19937_64 is used for randomness (the standard fixes its output;
 // it does not fix the std:: distributions, so none is used): the workloads
 // are the same with every standard library.
-#ifndef STACKREC_BENCH_WORKLOAD_H_
-#define STACKREC_BENCH_WORKLOAD_H_
+#ifndef STACKREC_WORKLOADS_WORKLOAD_H_
+#define STACKREC_WORKLOADS_WORKLOAD_H_
 
 #include <array>
 #include <cstddef>
@@ -240,4 +240,4 @@ stackrec_str Str(const char* s);
 
 }  // namespace stackrec_bench
 
-#endif  // STACKREC_BENCH_WORKLOAD_H_
+#endif  // STACKREC_WORKLOADS_WORKLOAD_H_

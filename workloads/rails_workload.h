@@ -15,8 +15,8 @@
 // Everything comes from one seed through std::mt19937_64, whose output the
 // C++ standard fixes; the std:: distributions are not fixed, so none is used,
 // and the samples are the same with every standard library.
-#ifndef STACKREC_EXAMPLES_DEMO_RAILS_WORKLOAD_H_
-#define STACKREC_EXAMPLES_DEMO_RAILS_WORKLOAD_H_
+#ifndef STACKREC_WORKLOADS_RAILS_WORKLOAD_H_
+#define STACKREC_WORKLOADS_RAILS_WORKLOAD_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -83,4 +83,4 @@ class RailsWorkload {
 
 }  // namespace demo
 
-#endif  // STACKREC_EXAMPLES_DEMO_RAILS_WORKLOAD_H_
+#endif  // STACKREC_WORKLOADS_RAILS_WORKLOAD_H_

@@ -6,8 +6,8 @@
 // parsed with the classes generated from src/profile.proto, and reduced to
 // a few numbers that two correct encoders of the same samples must agree on,
 // whatever ids and orders each chose.
-#ifndef STACKREC_BENCH_PPROF_SUMMARY_H_
-#define STACKREC_BENCH_PPROF_SUMMARY_H_
+#ifndef STACKREC_WORKLOADS_PPROF_SUMMARY_H_
+#define STACKREC_WORKLOADS_PPROF_SUMMARY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -39,4 +39,4 @@ PprofSummary Summarize(const uint8_t* data, size_t size);
 
 }  // namespace stackrec_bench
 
-#endif  // STACKREC_BENCH_PPROF_SUMMARY_H_
+#endif  // STACKREC_WORKLOADS_PPROF_SUMMARY_H_

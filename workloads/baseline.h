@@ -21,8 +21,8 @@
 // to samples whose `local root span id` has an endpoint. It checks little
 // (no UTF-8 validation, no label-key rules, every sample type enabled):
 // the benchmark's inputs are valid.
-#ifndef STACKREC_BENCH_BASELINE_H_
-#define STACKREC_BENCH_BASELINE_H_
+#ifndef STACKREC_WORKLOADS_BASELINE_H_
+#define STACKREC_WORKLOADS_BASELINE_H_
 
 #include <cstdint>
 #include <string>
@@ -142,4 +142,4 @@ std::string Gzip(const std::string& data, int level);
 
 }  // namespace stackrec_bench
 
-#endif  // STACKREC_BENCH_BASELINE_H_
+#endif  // STACKREC_WORKLOADS_BASELINE_H_
