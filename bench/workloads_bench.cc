@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Issue 4's measurements: stackrec on the heavy and typical workloads
-// (bench/workload.h) beside the baseline a C++ programmer would write
-// instead (bench/baseline.h: generated profile.proto classes, unordered_map
-// interning, SerializeToString, zlib), and how stackrec scales.
+// The workload measurements: stackrec on the heavy and typical workloads
+// (workloads/workload.h) beside the baseline a C++ programmer would write
+// instead (workloads/baseline.h: generated profile.proto classes,
+// unordered_map interning, SerializeToString, zlib), and how stackrec scales.
 //
 // The tables (the default):
 //
@@ -23,10 +23,10 @@
 //                sample by its stack id, or by its location ids;
 //     serialize  ms to encode and compress: stackrec at its default levels
 //                (gzip 1, zstd 1), the baseline SerializeToString + gzip 6
-//                (the issue's reference), and gzip 1 for comparison;
+//                (the targets' reference), and gzip 1 for comparison;
 //     bytes      of the output;
 //     memory     peak RSS minus RSS once the workload is loaded.
-//   Then the scaling runs of §5 (stackrec only): add ns/sample at stack
+//   Then the scaling runs (stackrec only): add ns/sample at stack
 //   depths 8, 32, 128, 512 (typical's samples otherwise); serialize time and
 //   peak memory at 1,000 to 1,000,000 distinct keys (heavy's stacks, one
 //   sample per key).
@@ -72,7 +72,7 @@
 //    ids are copied into one reused buffer there, as a sampler fills its
 //    buffer.
 //  - Time. The figures are CPU time, because the machines this runs on are
-//    shared (the issue's is a 2-core machine that also builds): wall time
+//    shared (the targets' is a 2-core machine that also builds): wall time
 //    would count the slices the scheduler gives other processes. Serialize
 //    is measured with the thread's CPU clock (stackrec serializes on the
 //    calling thread). The add brackets measure wall time; preemptions fall
@@ -85,7 +85,7 @@
 //  - Serialize. A profile is serialized with gzip then zstd, its first and
 //    second serialization; the recorder's gzip is fill 1's and its zstd
 //    fill 2's, each the first of its slot. The baseline's figure is
-//    SerializeToString plus gzip 6, the issue's reference; its gzip 1 is
+//    SerializeToString plus gzip 6, the targets' reference; its gzip 1 is
 //    shown too, at stackrec's default level.
 //  - Memory. Each (workload, implementation, run) is measured in a child
 //    forked once the workload is loaded, so peaks do not carry over. The
@@ -96,7 +96,7 @@
 //    verification are parked in an unlinked temporary file, outside the RSS.
 //  - Verification. In the first run of each implementation the outputs are
 //    decompressed, parsed with the generated classes and summarized
-//    (bench/pprof_summary.h); the run fails unless every output holds the
+//    (workloads/pprof_summary.h); the run fails unless every output holds the
 //    workload's distinct keys and value totals, and all of them the same
 //    content (an order-independent digest of frames, labels and values);
 //    the id path's profiles (the recorder's first fill) are among them.
@@ -246,7 +246,7 @@ struct AddTiming {
   double slow_calls;
 };
 
-// A call this long is not an add's usual work: on the VM the issue's table
+// A call this long is not an add's usual work: on the VM the targets' table
 // was measured on, a known stack's call takes under 1 µs and a new stack's
 // 2 to 4 µs, while a 2 MiB huge page's first fault takes 0.1 to 3 ms, the
 // key index's doubling to 131,072 slots 0.2 ms, and an interrupt 20 to 90 µs.
@@ -1033,8 +1033,8 @@ struct Options {
   }
 };
 
-// The issue's §3 targets, per workload: add, gzip ms, gzip bytes, zstd ms,
-// MiB; and add by pre-interned stack id.
+// The targets per workload, the last column of its table: add, gzip ms,
+// gzip bytes, zstd ms, MiB; and add by pre-interned stack id.
 struct Targets {
   double add_ns, gzip_ms, gzip_mb, zstd_ms, mem_mib, ids_add_ns;
 };
@@ -1043,8 +1043,8 @@ std::string Target(double measured, double target, const std::string& shown) {
   return "≤ " + shown + (measured <= target ? " ✓" : " ✗");
 }
 
-// Runs the §3 comparison on one workload and prints its table. Returns false
-// if a run failed or the outputs did not verify.
+// Runs the comparison with the baseline on one workload and prints its
+// table. Returns false if a run failed or the outputs did not verify.
 bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const Targets& t) {
   const auto gen_start = SteadyClock::now();
   std::unique_ptr<Workload> w(new Workload(spec));
@@ -1302,7 +1302,7 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   return ok;
 }
 
-// §5: add ns/sample against stack depth.
+// Scaling: add ns/sample against stack depth.
 bool RunDepthScaling(const Options& opt) {
   std::printf("\n## scaling: add against stack depth (typical's samples, every stack "
               "of the given depth; %d runs, medians)\n\n",
@@ -1333,7 +1333,7 @@ bool RunDepthScaling(const Options& opt) {
   return true;
 }
 
-// §5: serialize time and peak memory against the number of distinct keys.
+// Scaling: serialize time and peak memory against the number of distinct keys.
 bool RunKeyScaling(const Options& opt) {
   std::printf("\n## scaling: serialize and memory against distinct keys (heavy's "
               "stacks, one sample per key; stackrec profile; %d runs, medians)\n\n",

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Issue 4's benchmark inputs, checked as the issue states them: the seeded
-// workload generator (bench/workload.h) and the baseline stackrec is
-// measured against (bench/baseline.h). The workload bench trusts both; a
-// generator that drifted from the issue's shape, or a baseline that wrote
-// another profile than stackrec, would make every ratio it prints wrong.
+// The benchmarks' inputs, checked against the shapes they promise: the
+// seeded workload generator (workloads/workload.h) and the baseline stackrec
+// is measured against (workloads/baseline.h). The workload bench trusts
+// both; a generator that drifted from its documented shape, or a baseline
+// that wrote another profile than stackrec, would make every ratio it prints
+// wrong.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -53,7 +54,7 @@ bool Shaped(std::string_view s, std::initializer_list<std::string_view> parts) {
 }
 
 // Checks the program and the stacks of `w`: functions and files named as
-// the issue names them, depths in [8, 128], every stack distinct, leaf
+// workloads/workload.h names them, depths in [8, 128], every stack distinct, leaf
 // first from one root, and stacks sharing their root side.
 void CheckProgram(const Workload& w, size_t stacks) {
   REQUIRE(w.stacks() == stacks);
@@ -266,7 +267,7 @@ TEST_CASE("the typical workload is the issue's: 5,000 stacks, 100,000 samples, 5
   const Workload w(stackrec_bench::TypicalSpec());
   CheckProgram(w, 5000);
   CheckSamples(w, 100000);
-  // About 60,000 in the issue; this seed's exact count, which the bench's
+  // About 60,000 by design; this seed's exact count, which the bench's
   // digests depend on.
   CHECK(w.distinct_keys() == 59201);
   CHECK(w.functions_used() == 4945);

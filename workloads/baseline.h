@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The baseline stackrec is measured against (issue 4 §2): what a C++
-// programmer would write without stackrec, and the fastest of the
-// alternatives the issue measured. It builds the protoc-generated
+// The baseline stackrec is measured against: what a C++ programmer would
+// write without stackrec, and the fastest of the alternatives that were
+// measured before stackrec was written. It builds the protoc-generated
 // perftools::profiles::Profile message as samples arrive, interning strings,
 // functions, mappings, locations, stacks and (stack, labels) keys in
 // std::unordered_map, then serializes it with SerializeToString and

@@ -22,7 +22,7 @@ const char* const kSampleTypeNames[kSampleTypes][2] = {
 
 namespace {
 
-// Tuned so that the workloads land near the issue's key counts: heavy
+// Tuned so that the workloads land near their target key counts: heavy
 // ~450,000 distinct keys, typical ~60,000 (Describe() prints the actual).
 constexpr double kHeavyStackSkew = 1.0;
 constexpr double kTypicalStackSkew = 1.0;
@@ -301,7 +301,7 @@ void MakeLabelValues(Rng& rng, std::vector<int64_t>& thread_ids,
   }
   // The skew leaves a few endpoints without a span (12 of typical's 200):
   // each takes the last span of the endpoint with the most, so that all
-  // 200 are served, as issue 4 asks. No draw from `rng`, so the ticks made
+  // 200 are served, as the workloads promise. No draw from `rng`, so the ticks made
   // after this are the same as without it.
   std::vector<size_t> spans_of(kEndpoints);
   for (uint16_t e : span_endpoint) ++spans_of[e];

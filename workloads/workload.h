@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The workloads of issue 4, generated deterministically from a seed, so that
-// every run and every machine measures the same samples.
+// The benchmarks' two workloads, a heavy and a typical one, generated
+// deterministically from a seed, so that every run and every machine
+// measures the same samples.
 //
 //   heavy    5,000 functions, 20,000 distinct stacks 8 to 128 frames deep
 //            (mean about 70), 1,000,000 samples, about 450,000 distinct
@@ -83,7 +84,7 @@ struct WorkloadSpec {
   uint64_t seed = 1;
 };
 
-// The two workloads of issue 4.
+// The heavy and typical workloads described at the top.
 WorkloadSpec HeavySpec();
 WorkloadSpec TypicalSpec();
 // Typical's program and samples, every stack exactly `depth` frames deep.
