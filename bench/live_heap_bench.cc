@@ -24,6 +24,7 @@
 #include "live_heap.h"
 #include "recorder.h"
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace {
 
@@ -45,7 +46,7 @@ double Now() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-stackrec_str Str(const std::string& s) { return stackrec_str{s.data(), s.size()}; }
+using stackrec_workloads::Str;
 
 int64_t SizeOf(size_t i) { return 16 + static_cast<int64_t>((i * 7919) % 4096); }
 

@@ -37,6 +37,7 @@
 
 #include "rails_workload.h"
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace {
 
@@ -47,8 +48,7 @@ constexpr size_t kHitStacks = 1000;
 // region, so the profile stays the size a real one reaches.
 constexpr size_t kMissesPerProfile = 1 << 16;
 
-stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
-stackrec_str Str(const std::string& s) { return {s.data(), s.size()}; }
+using stackrec_workloads::Str;
 
 struct ProfileDeleter {
   void operator()(stackrec_profile* p) const { stackrec_profile_free(p); }

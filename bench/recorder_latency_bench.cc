@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace {
 
@@ -44,8 +45,7 @@ constexpr size_t kThreadIds = 10;  // kStacks * kThreadIds = 60,000 keys
 constexpr auto kRunTime = std::chrono::seconds(2);
 constexpr auto kFlipEvery = std::chrono::milliseconds(20);
 
-stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
-stackrec_str Str(const std::string& s) { return {s.data(), s.size()}; }
+using stackrec_workloads::Str;
 
 const stackrec_value_type kTypes[] = {
     {Str("cpu-time"), Str("nanoseconds")},

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace {
 
@@ -34,8 +35,7 @@ constexpr int kFreshPerCycle = 2000;  // new functions every cycle
 constexpr int kStable = 500;          // functions every cycle shares
 constexpr int kDepth = 24;
 
-stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
-stackrec_str Str(const std::string& s) { return {s.data(), s.size()}; }
+using stackrec_workloads::Str;
 
 long RssKiB() {
   std::ifstream statm("/proc/self/statm");

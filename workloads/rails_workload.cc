@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "stackrec_str.h"
+
 namespace demo {
 namespace {
 
@@ -19,7 +21,7 @@ constexpr uint32_t kMinDepth = 8;
 constexpr uint32_t kMaxDepth = 128;
 constexpr uint32_t kNoNode = UINT32_MAX;
 
-stackrec_str Str(const std::string& s) { return {s.data(), s.size()}; }
+using stackrec_workloads::Str;
 
 // splitmix64's finaliser: a fixed, well-mixed hash of a 64-bit key.
 uint64_t Mix(uint64_t x) {

@@ -120,8 +120,6 @@ std::string Thousands(uint64_t n) {
 
 }  // namespace
 
-stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
-
 WorkloadSpec HeavySpec() {
   WorkloadSpec s;
   s.name = "heavy";

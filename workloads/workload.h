@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace stackrec_bench {
 
@@ -236,8 +237,7 @@ class IdSampleBuilder {
 // types, period 10 ms of wall time.
 stackrec_profile_options ProfileOptions();
 
-inline stackrec_str Str(const std::string& s) { return {s.data(), s.size()}; }
-stackrec_str Str(const char* s);
+using stackrec_workloads::Str;
 
 }  // namespace stackrec_bench
 

@@ -35,6 +35,7 @@
 #include "profile.pb.h"
 #include "rails_workload.h"
 #include "stackrec/stackrec.h"
+#include "stackrec_str.h"
 
 namespace {
 
@@ -51,7 +52,7 @@ constexpr int64_t kSamples = 100000;
 
 // ---- Small helpers ---------------------------------------------------------
 
-stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
+using stackrec_workloads::Str;
 
 // Prints the failed call and stackrec's message for it, and exits.
 void Check(stackrec_status status, const char* call) {
