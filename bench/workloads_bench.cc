@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The workload measurements: stackrec on the heavy and typical workloads
-// (workloads/workload.h) beside the baseline a C++ programmer would write
-// instead (workloads/baseline.h: generated profile.proto classes,
+// (bench/workloads/workload.h) beside the baseline a C++ programmer would write
+// instead (bench/workloads/baseline.h: generated profile.proto classes,
 // unordered_map interning, SerializeToString, zlib), and how stackrec scales.
 //
 // The tables (the default):
@@ -96,7 +96,7 @@
 //    verification are parked in an unlinked temporary file, outside the RSS.
 //  - Verification. In the first run of each implementation the outputs are
 //    decompressed, parsed with the generated classes and summarized
-//    (workloads/pprof_summary.h); the run fails unless every output holds the
+//    (bench/workloads/pprof_summary.h); the run fails unless every output holds the
 //    workload's distinct keys and value totals, and all of them the same
 //    content (an order-independent digest of frames, labels and values);
 //    the id path's profiles (the recorder's first fill) are among them.

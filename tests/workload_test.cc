@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The benchmarks' inputs, checked against the shapes they promise: the
-// seeded workload generator (workloads/workload.h) and the baseline stackrec
-// is measured against (workloads/baseline.h). The workload bench trusts
+// seeded workload generator (bench/workloads/workload.h) and the baseline stackrec
+// is measured against (bench/workloads/baseline.h). The workload bench trusts
 // both; a generator that drifted from its documented shape, or a baseline
 // that wrote another profile than stackrec, would make every ratio it prints
 // wrong.
@@ -54,7 +54,7 @@ bool Shaped(std::string_view s, std::initializer_list<std::string_view> parts) {
 }
 
 // Checks the program and the stacks of `w`: functions and files named as
-// workloads/workload.h names them, depths in [8, 128], every stack distinct, leaf
+// bench/workloads/workload.h names them, depths in [8, 128], every stack distinct, leaf
 // first from one root, and stacks sharing their root side.
 void CheckProgram(const Workload& w, size_t stacks) {
   REQUIRE(w.stacks() == stacks);
