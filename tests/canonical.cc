@@ -85,18 +85,13 @@ Strings Canonical(const Profile& p) {
   return out;
 }
 
-// A location's lines as "function:line", callee first.
+// A location's lines as "function:line", callee first; an id the profile
+// does not define fails the test.
 Strings Lines(const Profile& p, uint64_t location_id) {
   Strings out;
-  for (const auto& l : p.location()) {
-    if (l.id() != location_id) continue;
-    for (const auto& line : l.line()) {
-      for (const auto& f : p.function()) {
-        if (f.id() == line.function_id()) {
-          out.push_back(Str(p, f.name()) + ":" + std::to_string(line.line()));
-        }
-      }
-    }
+  for (const auto& line : FindLocation(p, location_id).line()) {
+    out.push_back(Str(p, FindFunction(p, line.function_id()).name()) + ":" +
+                  std::to_string(line.line()));
   }
   return out;
 }

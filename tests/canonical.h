@@ -24,7 +24,8 @@ using Strings = std::vector<std::string>;
 // sizes, and one line per sample with its values, labels and frames.
 Strings Canonical(const Profile& p);
 
-// A location's lines as "function:line", callee first.
+// A location's lines as "function:line", callee first; an id the profile
+// does not define fails the test.
 Strings Lines(const Profile& p, uint64_t location_id);
 
 // Each of a sample's locations as its Lines, leaf first.

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "canonical.h"
 #include "catch2/catch.hpp"
 #include "test_support.h"
 
 using namespace stackrec_test;
-using Strings = std::vector<std::string>;
 
 namespace {
 
@@ -36,33 +36,6 @@ stackrec_location Native(const char* name, uint64_t address, int64_t line, bool 
   return loc;
 }
 
-const perftools::profiles::Location& LocationById(const Profile& p, uint64_t id) {
-  for (const auto& l : p.location()) {
-    if (l.id() == id) return l;
-  }
-  FAIL("no location " << id);
-  return p.location(0);
-}
-
-// A location's lines as "function:line", callee first.
-Strings Lines(const Profile& p, const perftools::profiles::Location& loc) {
-  Strings out;
-  for (const auto& line : loc.line()) {
-    for (const auto& f : p.function()) {
-      if (f.id() == line.function_id()) {
-        out.push_back(Str(p, f.name()) + ":" + std::to_string(line.line()));
-      }
-    }
-  }
-  return out;
-}
-
-// Each of a sample's locations as its lines.
-std::vector<Strings> Levels(const Profile& p, const Sample& s) {
-  std::vector<Strings> levels;
-  for (uint64_t id : s.location_id()) levels.push_back(Lines(p, LocationById(p, id)));
-  return levels;
-}
 
 }  // namespace
 
@@ -83,7 +56,7 @@ TEST_CASE("frames inlined into their caller are one location with a line per fra
                               {"main:7"}});
   // The run keeps its address and the mapping with its build id.
   REQUIRE(out.location_size() == 2);
-  const auto& inlined = LocationById(out, s.location_id(0));
+  const auto& inlined = FindLocation(out, s.location_id(0));
   CHECK(inlined.address() == 0x401010);
   REQUIRE(out.mapping_size() == 1);
   CHECK(inlined.mapping_id() == out.mapping(0).id());
@@ -92,7 +65,7 @@ TEST_CASE("frames inlined into their caller are one location with a line per fra
   CHECK(out.mapping(0).memory_start() == 0x400000);
   CHECK(out.mapping(0).has_functions());
   CHECK(out.mapping(0).has_line_numbers());
-  CHECK(LocationById(out, s.location_id(1)).address() == 0x402000);
+  CHECK(FindLocation(out, s.location_id(1)).address() == 0x402000);
   CHECK(out.function_size() == 4);
 }
 
@@ -176,7 +149,7 @@ TEST_CASE("an inlined frame without a function contributes no line") {
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 1);
   CHECK(Levels(out, out.sample(0)) == std::vector<Strings>{{"outer:6"}});
-  CHECK(LocationById(out, out.sample(0).location_id(0)).address() == 0x401010);
+  CHECK(FindLocation(out, out.sample(0).location_id(0)).address() == 0x401010);
 }
 
 TEST_CASE("inline runs come out the same after recorder flips") {
