@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "label_rules.h"
 #include "utf8.h"
 
 namespace stackrec {
@@ -102,7 +103,7 @@ Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uin
     loc.function = function;
   }
   loc.address = address;
-  // As in Profile::InternStack: a line belongs to a function.
+  // As in SampleTables::InternStack: a line belongs to a function.
   loc.line = function_id == 0 ? 0 : line;
   loc.inlined = inlined;
   STACKREC_RETURN_IF_ERROR(CheckRoom(records_.locations.size(), "locations"));

@@ -22,7 +22,7 @@
 
 #include "absl/types/span.h"
 #include "intern_tables.h"
-#include "profile.h"
+#include "interned_records.h"
 #include "record_remap.h"
 #include "sample_view.h"
 #include "status.h"

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <vector>
 
 #include "intern_tables.h"
 #include "records.h"
@@ -43,6 +44,15 @@ struct InternedRecords {
            locations.MemoryBytes();
   }
 };
+
+// Ends a stack of location ids cut to its leaf-side `kept` (ids into
+// `locations`) after `cut` more frames: the last kept frame stands alone
+// (what it was inlined into is gone) and a pseudo-frame named by
+// TruncatedFrameName(cut) follows. The one cut of interned stacks and
+// location-id samples, in a Dictionary or a Profile; the tables must have
+// room for two locations and a function more.
+void EndTruncatedStack(size_t cut, StringTable* strings, ValueTable<Function>* functions,
+                       ValueTable<Location>* locations, std::vector<uint32_t>* kept);
 
 }  // namespace stackrec
 

@@ -227,7 +227,8 @@ TrackedObjects::TrackedObjects(const ProfileOptions& profile_options,
 
 uint32_t TrackedObjects::SlotRow(uint32_t key, Profile* slot) {
   uint32_t stack, labels;
-  slot->ImportKey(*store_, store_->heap_stack(key), store_->heap_labels(key), &stack, &labels);
+  const HeapDeltas& keys = store_->heap_deltas();
+  slot->ImportKey(*store_, keys.stack(key), keys.labels(key), &stack, &labels);
   return slot->HeapRow(stack, labels);
 }
 
@@ -252,7 +253,8 @@ Status TrackedObjects::Track(uint64_t id, const SampleView& sample, Profile* slo
   uint32_t stack, labels;
   STACKREC_RETURN_IF_ERROR(store_->InternSampleKey(sample, &stack, &labels, truncated));
   const uint32_t key = store_->HeapRow(stack, labels);
-  if (refs_.size() < store_->heap_count()) refs_.resize(store_->heap_count(), 0);
+  const size_t keys = store_->heap_deltas().size();
+  if (refs_.size() < keys) refs_.resize(keys, 0);
   uint32_t slot_stack, slot_labels;
   bool cut;
   // The same content the store just accepted: cannot fail on it.
@@ -294,7 +296,7 @@ void TrackedObjects::Untrack(uint64_t id, Profile* slot) {
 }
 
 void TrackedObjects::CompactIfMostlyDead() {
-  const size_t keys = store_->heap_count();
+  const size_t keys = store_->heap_deltas().size();
   const size_t dead = keys - live_keys_;
   // A compaction costs O(live keys' content + objects). It waits until the
   // dead keys outnumber the live ones (so at most half the store is dead)
@@ -309,7 +311,8 @@ void TrackedObjects::CompactIfMostlyDead() {
     for (uint32_t k = 0; k < keys; ++k) {
       if (refs_[k] == 0) continue;
       uint32_t stack, labels;
-      next->ImportKey(*store_, store_->heap_stack(k), store_->heap_labels(k), &stack, &labels);
+      next->ImportKey(*store_, store_->heap_deltas().stack(k), store_->heap_deltas().labels(k),
+                      &stack, &labels);
       new_keys[k] = next->HeapRow(stack, labels);
       // Distinct keys have distinct content, so rows come out in order.
       refs.push_back(refs_[k]);
@@ -350,23 +353,24 @@ LiveTotals::LiveTotals(const ProfileOptions& profile_options, const LiveHeapOpti
 
 void LiveTotals::Absorb(Profile* slot) {
   // Rows first (may throw, changing no total), then the sums.
-  const size_t n = slot->heap_count();
+  const size_t n = slot->heap_deltas().size();
   scratch_rows_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     uint32_t stack, labels;
-    totals_->ImportKey(*slot, slot->heap_stack(i), slot->heap_labels(i), &stack, &labels);
+    totals_->ImportKey(*slot, slot->heap_deltas().stack(i), slot->heap_deltas().labels(i),
+                       &stack, &labels);
     scratch_rows_[i] = totals_->HeapRow(stack, labels);
   }
   for (size_t i = 0; i < n; ++i) {
-    totals_->AddHeapDelta(scratch_rows_[i], slot->heap_values(i), /*negate=*/false);
+    totals_->AddHeapDelta(scratch_rows_[i], slot->heap_deltas().values(i), /*negate=*/false);
   }
   slot->ClearHeapDeltas();
   CompactIfMostlyDead();
 }
 
 void LiveTotals::AddTo(Profile* slot, KeyUndo* undo) {
-  for (size_t i = 0; i < totals_->heap_count(); ++i) {
-    const int64_t* totals = totals_->heap_values(i);
+  for (size_t i = 0; i < totals_->heap_deltas().size(); ++i) {
+    const int64_t* totals = totals_->heap_deltas().values(i);
     scratch_values_.assign(slot->stored_values(), 0);
     bool any = false;
     for (size_t j = 0; j < width_; ++j) {
@@ -378,26 +382,28 @@ void LiveTotals::AddTo(Profile* slot, KeyUndo* undo) {
     // nothing to write, and an all-zero sample would be noise.
     if (!any) continue;
     uint32_t stack, labels;
-    slot->ImportKey(*totals_, totals_->heap_stack(i), totals_->heap_labels(i), &stack, &labels);
+    slot->ImportKey(*totals_, totals_->heap_deltas().stack(i),
+                    totals_->heap_deltas().labels(i), &stack, &labels);
     slot->AddToKey(stack, labels, scratch_values_.data(), undo);
   }
 }
 
 void LiveTotals::CompactIfMostlyDead() {
-  const size_t n = totals_->heap_count();
+  const size_t n = totals_->heap_deltas().size();
   size_t dead = 0;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t* v = totals_->heap_values(i);
+    const int64_t* v = totals_->heap_deltas().values(i);
     dead += std::all_of(v, v + width_, [](int64_t x) { return x == 0; }) ? 1 : 0;
   }
   if (dead < 64 || dead * 2 <= n) return;
   try {
     auto next = std::make_unique<Profile>(profile_options_, 0, width_);
     for (size_t i = 0; i < n; ++i) {
-      const int64_t* v = totals_->heap_values(i);
+      const int64_t* v = totals_->heap_deltas().values(i);
       if (std::all_of(v, v + width_, [](int64_t x) { return x == 0; })) continue;
       uint32_t stack, labels;
-      next->ImportKey(*totals_, totals_->heap_stack(i), totals_->heap_labels(i), &stack, &labels);
+      next->ImportKey(*totals_, totals_->heap_deltas().stack(i),
+                      totals_->heap_deltas().labels(i), &stack, &labels);
       next->AddHeapDelta(next->HeapRow(stack, labels), v, /*negate=*/false);
     }
     totals_ = std::move(next);

@@ -3,7 +3,8 @@
 //
 // The records a profile interns, each made of ids into its other tables:
 // mappings, functions, locations (frames) and labels, with the equality
-// and hash their tables dedupe by, and the label keys with a meaning.
+// and hash their tables dedupe by; the key samples are summed under; and
+// the label keys with a meaning.
 #ifndef STACKREC_SRC_RECORDS_H_
 #define STACKREC_SRC_RECORDS_H_
 
@@ -77,6 +78,21 @@ struct Label {
   template <typename H>
   friend H AbslHashValue(H h, const Label& l) {
     return H::combine(std::move(h), l.key, l.str, l.num_unit, l.num);
+  }
+};
+
+// A key of the aggregate: a stack and a label set, by their ids. Two
+// 32-bit ids rather than one 64-bit word, so that an index slot holding a
+// key and a row stays at 12 bytes.
+struct SampleKey {
+  uint32_t stack = 0, labels = 0;
+  uint64_t Packed() const { return uint64_t{stack} << 32 | labels; }
+  friend bool operator==(const SampleKey& a, const SampleKey& b) {
+    return a.stack == b.stack && a.labels == b.labels;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const SampleKey& k) {
+    return H::combine(std::move(h), k.Packed());
   }
 };
 

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "heap_deltas.h"
+
+#include <limits>
+
+#include "aggregate.h"
+#include "intern_tables.h"
+#include "memory_bytes.h"
+#include "table_growth.h"
+
+namespace stackrec {
+
+uint32_t HeapDeltas::Row(uint32_t stack, uint32_t labels) {
+  const SampleKey key{stack, labels};
+  if (auto it = index_.find(key); it != index_.end()) return it->second;
+  // Grow the vectors before indexing the key: a throw changes nothing.
+  ReserveFor(keys_, 1);
+  ReserveFor(values_, width_);
+  const auto row = static_cast<uint32_t>(keys_.size());
+  EmplaceGrowingFirst(index_, key, row);
+  keys_.push_back(key);
+  values_.insert(values_.end(), width_, 0);
+  return row;
+}
+
+void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
+  int64_t* sums = &values_[size_t{row} * width_];
+  for (size_t i = 0; i < width_; ++i) {
+    if (!negate) {
+      sums[i] = SaturatingAdd(sums[i], values[i]);
+    } else if (__builtin_sub_overflow(sums[i], values[i], &sums[i])) {
+      // (Not SaturatingAdd of -v: -INT64_MIN does not exist.)
+      sums[i] = values[i] < 0 ? std::numeric_limits<int64_t>::max()
+                              : std::numeric_limits<int64_t>::min();
+    }
+  }
+}
+
+void HeapDeltas::Clear() {
+  index_.clear();
+  keys_.clear();
+  values_.clear();
+}
+
+void HeapDeltas::Release() {
+  index_ = {};
+  std::vector<SampleKey>().swap(keys_);
+  std::vector<int64_t>().swap(values_);
+}
+
+size_t HeapDeltas::MemoryBytes() const {
+  return MapBytes(index_) + VectorBytes(keys_) + VectorBytes(values_);
+}
+
+}  // namespace stackrec
