@@ -279,7 +279,7 @@ bool RunKeyScaling(const Options& opt) {
 }
 
 int RunTables(const Options& opt) {
-  std::printf("# stackrec-bench-workloads (issue 4)\n\n");
+  std::printf("# stackrec-bench-workloads\n\n");
   std::printf("machine: %u CPUs, load average %s at the start; a dependent load costs "
               "%.0f ns within 1 MiB, %.0f ns within 64 MiB, a page fault %.1f µs (CPU time); "
               "clock %s at %.3f GHz, empty bracket %.1f ns (subtracted from every call)\n",

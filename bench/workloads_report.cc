@@ -320,7 +320,7 @@ void PrintSpread(const WorkloadRuns& r) {
 
 void PrintWorkloadTables(const WorkloadRuns& r, const Targets& t) {
   Table table({"", "stackrec profile", "stackrec recorder", "baseline",
-               "baseline ÷ profile", "baseline ÷ recorder", "issue target"});
+               "baseline ÷ profile", "baseline ÷ recorder", "target"});
   AddStringRows(table, r, t);
   AddIdRows(table, r, t);
   AddSerializeRows(table, r, t);

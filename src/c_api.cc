@@ -22,7 +22,7 @@
 #include "compression.h"
 #include "dictionary.h"
 #include "live_heap.h"
-#include "pprof_encoder.h"
+#include "serialize.h"
 #include "profile.h"
 #include "recorder.h"
 #include "stackrec/stackrec.h"
@@ -101,7 +101,7 @@ stackrec_status stackrec_profile_add_sized(stackrec_profile* profile,
     STACKREC_RETURN_IF_ERROR(
         stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample));
     return stackrec::WithSample(
-        sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
+        sample, [&](const stackrec::SampleView& view, const stackrec::HashedFrames* frames) {
           return profile->impl->Add(view, frames);
         });
   });
@@ -275,7 +275,7 @@ stackrec_status stackrec_recorder_record_sized(stackrec_recorder* recorder,
     Status status = stackrec::ReadGrowable(host_sample, sample_size, "sample", &copy, &sample);
     if (status.ok()) {
       status = stackrec::WithSample(
-          sample, [&](const stackrec::SampleView& view, const stackrec::FramesHint* frames) {
+          sample, [&](const stackrec::SampleView& view, const stackrec::HashedFrames* frames) {
             converted = true;
             return recorder->impl->Record(view, frames);
           });

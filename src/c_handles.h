@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "dictionary.h"
-#include "pprof_encoder.h"
+#include "serialize.h"
 #include "profile.h"
 #include "recorder.h"
 #include "stackrec/stackrec.h"

@@ -211,7 +211,7 @@ inline bool FingerprintSampleFrames(const stackrec_sample& s, HashRoom* room, Fi
 }
 
 // Converts `s` and passes it to `use(view, frames)`, a Profile::Add or a
-// Recorder::Record; errors as ToSample's. The frames go as a FramesHint:
+// Recorder::Record; errors as ToSample's. The frames go as a HashedFrames:
 // fingerprinted straight from the caller's structs and converted into
 // views only if the profile does not know the stack already.
 template <typename Use>
@@ -226,7 +226,7 @@ inline Status WithSample(const stackrec_sample* s, Use use) {
   if (!FingerprintSampleFrames(*s, &hash_room, &fingerprint, &frame_hashes)) {
     STACKREC_RETURN_IF_ERROR(ToLocations(*s, &view.locations));  // says what is wrong
     STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &room, &view));
-    return use(view, static_cast<const FramesHint*>(nullptr));
+    return use(view, static_cast<const HashedFrames*>(nullptr));
   }
   STACKREC_RETURN_IF_ERROR(ToSampleRest(*s, &room, &view));
   auto load = [s](absl::Span<const LocationView>* frames) { return ToLocations(*s, frames); };
@@ -237,8 +237,8 @@ inline Status WithSample(const stackrec_sample* s, Use use) {
     }
     return false;
   };
-  const FramesHint hint{fingerprint, frame_hashes, s->locations_len, load, frame, any_inlined};
-  return use(view, &hint);
+  const HashedFrames hashed{fingerprint, frame_hashes, s->locations_len, load, frame, any_inlined};
+  return use(view, &hashed);
 }
 
 inline Status ToIdSample(const stackrec_id_sample* s, LabelRoom* room, IdSampleView* out) {

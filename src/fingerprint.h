@@ -11,7 +11,7 @@
 // table lookups (hundreds per sample). c_sample.h reads the
 // caller's stackrec_location structs straight into the same frame hash
 // (FingerprintFrameArray below), so that a known stack costs one pass over
-// its frames and no copy (Profile::Add with a FramesHint).
+// its frames and no copy (Profile::Add with a HashedFrames).
 //
 // Identical fingerprints are taken to mean identical content. The portable
 // kernel reduces each frame (label) to a 64-bit hash and the hashes to 128

@@ -10,7 +10,11 @@
 
 #include "clock.h"
 #include "absl/container/flat_hash_map.h"
+#include "dense_ids.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "pprof_fields.h"
+#include "sample_scaler.h"
+#include "proto_wire.h"
 #include "table_growth.h"
 #include "table_memory.h"
 
@@ -18,105 +22,20 @@ namespace stackrec {
 namespace {
 
 using google::protobuf::io::CodedOutputStream;
+using wire::FieldSize;
+using wire::LenFieldSize;
+using wire::PutLenHeader;
+using wire::PutVarintField;
+using wire::Tag;
+using wire::VarintSize;
+using wire::WriteLenHeader;
+using wire::WriteVarintField;
+using wire::kLen;
+using wire::kVarint;
+namespace field = pprof::field;
 
-// profile.proto field numbers (see src/profile.proto).
-namespace field {
-constexpr uint32_t kProfileSampleType = 1, kProfileSample = 2,
-                   kProfileMapping = 3, kProfileLocation = 4,
-                   kProfileFunction = 5, kProfileStringTable = 6,
-                   kProfileDropFrames = 7, kProfileKeepFrames = 8,
-                   kProfileTimeNanos = 9, kProfileDurationNanos = 10,
-                   kProfilePeriodType = 11, kProfilePeriod = 12,
-                   kProfileComment = 13, kProfileDefaultSampleType = 14;
-constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
-constexpr uint32_t kSampleLocationId = 1, kSampleValue = 2, kSampleLabel = 3;
-constexpr uint32_t kLabelKey = 1, kLabelStr = 2, kLabelNum = 3,
-                   kLabelNumUnit = 4;
-constexpr uint32_t kMappingId = 1, kMappingMemoryStart = 2,
-                   kMappingMemoryLimit = 3, kMappingFileOffset = 4,
-                   kMappingFilename = 5, kMappingBuildId = 6,
-                   kMappingHasFunctions = 7, kMappingHasFilenames = 8,
-                   kMappingHasLineNumbers = 9;
-constexpr uint32_t kLocationId = 1, kLocationMappingId = 2,
-                   kLocationAddress = 3, kLocationLine = 4;
-constexpr uint32_t kLineFunctionId = 1, kLineLine = 2;
-constexpr uint32_t kFunctionId = 1, kFunctionName = 2,
-                   kFunctionSystemName = 3, kFunctionFilename = 4,
-                   kFunctionStartLine = 5;
-}  // namespace field
 
-constexpr uint32_t kVarint = 0, kLen = 2;
-constexpr uint32_t Tag(uint32_t field, uint32_t wire) {
-  return (field << 3) | wire;
-}
-
-size_t VarintSize(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
-
-// Bytes of an optional varint field (tags here all fit in one byte).
-size_t FieldSize(uint64_t v) { return v == 0 ? 0 : 1 + VarintSize(v); }
-// Bytes of a length-delimited field holding `payload` bytes.
-size_t LenFieldSize(size_t payload) { return 1 + VarintSize(payload) + payload; }
-
-void WriteVarintField(CodedOutputStream* out, uint32_t field, uint64_t v) {
-  if (v == 0) return;
-  out->WriteTag(Tag(field, kVarint));
-  out->WriteVarint64(v);
-}
-
-void WriteLenHeader(CodedOutputStream* out, uint32_t field, size_t payload) {
-  out->WriteTag(Tag(field, kLen));
-  out->WriteVarint64(payload);
-}
-
-// The same, into a buffer known to have room: for samples, the bulk of the
-// output, where CodedOutputStream's bounds check at every field would cost
-// more than the writing.
-uint8_t* PutVarintField(uint8_t* dst, uint32_t field, uint64_t v) {
-  if (v == 0) return dst;
-  *dst++ = static_cast<uint8_t>(Tag(field, kVarint));
-  return CodedOutputStream::WriteVarint64ToArray(v, dst);
-}
-
-uint8_t* PutLenHeader(uint8_t* dst, uint32_t field, size_t payload) {
-  *dst++ = static_cast<uint8_t>(Tag(field, kLen));
-  return CodedOutputStream::WriteVarint64ToArray(payload, dst);
-}
-
-constexpr uint32_t kUnmarked = 0;
 constexpr size_t kUnsized = ~size_t{0};
-
-// Maps the ids of one internal table to dense output ids in order of first
-// use (output id 0 stays "none").
-class Remap {
- public:
-  explicit Remap(size_t n) : out_(n, kUnmarked) {}
-  // Returns true the first time `id` is marked. Ids past the table's size
-  // are the encoder's own (inline groups): room is made for them.
-  bool Mark(uint32_t id) {
-    if (id >= out_.size()) out_.resize(size_t{id} + 1, kUnmarked);
-    if (id == 0 || out_[id] != kUnmarked) return false;
-    order_.push_back(id);
-    out_[id] = static_cast<uint32_t>(order_.size());
-    return true;
-  }
-  uint32_t operator[](uint32_t id) const { return out_[id]; }
-  const TableVector<uint32_t>& order() const { return order_; }
-  // Output id by id, for loops whose byte stores would otherwise make the
-  // compiler reload the vector's data pointer at every element.
-  const uint32_t* data() const { return out_.data(); }
-  // Renumbers the marked ids by descending weight[id] (ties keep their
-  // order), so that the most used get the shortest varints.
-  void SortByWeight(const TableVector<uint64_t>& weight) {
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
-    for (size_t i = 0; i < order_.size(); ++i) out_[order_[i]] = static_cast<uint32_t>(i + 1);
-  }
-  size_t capacity() const { return out_.size(); }
-
- private:
-  TableVector<uint32_t> out_;
-  TableVector<uint32_t> order_;
-};
 
 class Encoder {
  public:
@@ -133,8 +52,8 @@ class Encoder {
         stack_uses_(p.stacks().size(), 0),
         label_bytes_(p.label_sets().size(), kUnsized),
         label_endpoint_(p.label_sets().size(), 0),
-        label_rules_(p.label_sets().size(), 0),
-        mapping_flags_(p.mappings().size(), 0) {}
+        mapping_flags_(p.mappings().size(), 0),
+        scaler_(p) {}
 
   void MarkAll();
   void Write(CodedOutputStream* out) const;
@@ -172,10 +91,6 @@ class Encoder {
   // The location ids written for `stack`.
   absl::Span<const uint32_t> OutputFrames(uint32_t stack) const;
   void MarkLabels(uint32_t labels);
-  // Resolves the upscaling rules' labels to this profile's string ids.
-  void PrepareRules();
-  // The values to write: `values` itself, or upscaled into scaled_.
-  const int64_t* Upscaled(uint32_t labels, const int64_t* values) const;
   size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
   uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
                     StringId unit) const;
@@ -195,7 +110,7 @@ class Encoder {
   const Profile& p_;
   const int64_t end_ns_;
   const SampleSelection* selection_;
-  Remap strings_, mappings_, functions_, locations_;
+  DenseIds strings_, mappings_, functions_, locations_;
   // Per stack: bytes of its packed location ids (kUnsized: not marked).
   TableVector<size_t> stack_bytes_;
   // Per marked stack: where its bytes start in stack_ids_.
@@ -226,16 +141,8 @@ class Encoder {
   // including the "trace endpoint" label it gains.
   TableVector<size_t> label_bytes_;
   TableVector<StringId> label_endpoint_;
-  // Per label set: bit r set when upscaling rule r matches it by label.
-  TableVector<uint64_t> label_rules_;
   std::vector<uint8_t> mapping_flags_;
-  // Upscaling: the rules matching every sample, each rule's label as string
-  // ids (key 0: matches no label set here), declared value offset -> stored
-  // index (-1: disabled), and a buffer for one sample's scaled values.
-  uint64_t unconditional_rules_ = 0;
-  std::vector<std::pair<StringId, StringId>> rule_labels_;
-  std::vector<int> stored_index_;
-  mutable std::vector<int64_t> scaled_;
+  SampleScaler scaler_;
   // A sample that does not fit in what is left of the stream's buffer.
   mutable std::vector<uint8_t> sample_scratch_;
   // String ids of each enabled sample type's (type, unit), in order.
@@ -406,18 +313,7 @@ void Encoder::MarkLabels(uint32_t labels) {
     }
   }
   if (has_endpoint_label) endpoint = 0;  // the caller's own label wins
-  const auto& rules = p_.upscaling_rules().rules();
-  for (size_t r = 0; r < rules.size(); ++r) {
-    const auto [key, str] = rule_labels_[r];
-    if (key == 0) continue;
-    for (const Label& l : set) {
-      if (l.key != key) continue;
-      const bool match = rules[r].label_str.empty()
-                             ? l.str == 0 && l.num == rules[r].label_num
-                             : l.str == str;
-      if (match) label_rules_[labels] |= uint64_t{1} << r;
-    }
-  }
+  scaler_.MatchLabels(labels, set);
   size_t bytes = 0;
   if (endpoint != 0) {
     strings_.Mark(endpoint_key);
@@ -451,51 +347,7 @@ void Encoder::ForEachSample(F&& f) const {
   }
 }
 
-void Encoder::PrepareRules() {
-  const ProfileOptions& o = p_.options();
-  int stored = 0;
-  for (size_t i = 0; i < o.sample_types.size(); ++i) {
-    stored_index_.push_back(o.enabled[i] ? stored++ : -1);
-  }
-  const auto& rules = p_.upscaling_rules().rules();
-  for (size_t r = 0; r < rules.size(); ++r) {
-    const UpscalingRule& rule = rules[r];
-    if (rule.label_key.empty()) {
-      unconditional_rules_ |= uint64_t{1} << r;
-      rule_labels_.emplace_back(0, 0);
-      continue;
-    }
-    // A string the profile never interned is on no label: key 0.
-    const StringId key = p_.strings().Find(rule.label_key);
-    const StringId str = rule.label_str.empty() ? 0 : p_.strings().Find(rule.label_str);
-    const bool findable = rule.label_str.empty() || str != 0;
-    rule_labels_.emplace_back(findable ? key : 0, str);
-  }
-  scaled_.resize(p_.stored_values());
-}
-
-const int64_t* Encoder::Upscaled(uint32_t labels, const int64_t* values) const {
-  uint64_t rules = unconditional_rules_ | label_rules_[labels];
-  if (rules == 0) return values;
-  std::copy(values, values + p_.stored_values(), scaled_.begin());
-  // Offsets of the rules applying to one sample never overlap (see
-  // upscaling.h), so each reads the values as recorded.
-  auto value_at = [&](size_t offset) { return values[stored_index_[offset]]; };
-  const auto& all = p_.upscaling_rules().rules();
-  while (rules != 0) {
-    const UpscalingRule& rule = all[static_cast<size_t>(__builtin_ctzll(rules))];
-    rules &= rules - 1;
-    const double scale = UpscalingFactor(rule, value_at);
-    for (size_t offset : rule.offsets) {
-      const int i = stored_index_[offset];
-      scaled_[i] = ScaleValue(values[i], scale);
-    }
-  }
-  return scaled_.data();
-}
-
 void Encoder::MarkAll() {
-  PrepareRules();
   // Sample types first, so their strings open the string table.
   const ProfileOptions& o = p_.options();
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
@@ -565,7 +417,7 @@ void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
 void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
                           uint32_t labels, const int64_t* recorded,
                           int64_t timestamp_ns) const {
-  const int64_t* values = Upscaled(labels, recorded);
+  const int64_t* values = scaler_.Scaled(labels, recorded);
   const size_t n = p_.stored_values();
   size_t value_bytes = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -755,80 +607,6 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
   encoder.Count(stats);
   stats->uncompressed_bytes = static_cast<uint64_t>(sink->ByteCount());
   return sink->Finish();
-}
-
-Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, TableString* out, EncodeStats* stats) {
-  const size_t limit = profile.options().max_output_bytes;
-  *stats = EncodeStats();
-  const size_t start = out->size();
-  STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats));
-  size_t size = out->size() - start;
-  if (size <= limit) return OkStatus();
-
-  // Heaviest first, so that what is kept is what matters most.
-  const size_t n = profile.key_count();
-  const size_t values = profile.stored_values();
-  std::vector<uint32_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
-  auto weight = [&](uint32_t i) {
-    const int64_t v = profile.key_values(i)[0];
-    return v == INT64_MIN ? INT64_MAX : (v < 0 ? -v : v);
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return weight(a) > weight(b); });
-
-  SampleSelection selection;
-  selection.timed = false;
-  selection.extra_stack = profile.InternPseudoStack(kOutputLimitFrame);
-  size_t keep = n;
-  for (;;) {
-    // Aim below the limit by the measured ratio; sizes are not linear in
-    // the sample count, so shrink further until it fits.
-    keep = std::min(keep - (keep == 0 ? 0 : 1),
-                    static_cast<size_t>(static_cast<double>(keep) * 0.9 *
-                                        static_cast<double>(limit) / static_cast<double>(size)));
-    selection.keys.assign(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep));
-    selection.extra_values.assign(values, 0);
-    auto add = [&](const int64_t* v) {
-      for (size_t k = 0; k < values; ++k) {
-        selection.extra_values[k] = SaturatingAdd(selection.extra_values[k], v[k]);
-      }
-    };
-    for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
-    for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
-    out->resize(start);
-    STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats, &selection));
-    size = out->size() - start;
-    if (size <= limit) {
-      stats->samples_left_out = (n - keep) + profile.timed_count();
-      return OkStatus();
-    }
-    if (keep == 0) break;
-  }
-  out->resize(start);
-  return Error(Code::kLimitExceeded,
-               "opts.max_output_bytes is %zu, less than the %zu bytes of a "
-               "profile holding only the \"[stackrec: output limit]\" sample",
-               limit, size);
-}
-
-Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, TableString* out, SerializationStats* stats,
-                        OutputSizes* sizes) {
-  if (sizes != nullptr) {
-    out->reserve(
-        std::min(sizes->Expected(options.compression), profile.options().max_output_bytes));
-  }
-  *stats = SerializationStats();
-  stats->samples_added = profile.samples_added();
-  stats->samples_truncated = profile.samples_truncated();
-  stats->samples_over_memory = profile.samples_over_memory();
-  const int64_t start = MonotonicNanos();
-  const Status status = EncodePprofWithinLimit(profile, options, end_ns, out, &stats->encoded);
-  stats->encode_ns = MonotonicNanos() - start;
-  if (sizes != nullptr && status.ok()) sizes->Record(options.compression, out->size());
-  return status;
 }
 
 }  // namespace stackrec

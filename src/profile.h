@@ -45,7 +45,7 @@ namespace stackrec {
 // one that does not interns it with the hashes given (see Profile::Add),
 // converting only the frames it does not know, one at a time (`frame`).
 // Every string of every frame was checked by the pass that hashed them.
-struct FramesHint {
+struct HashedFrames {
   Fingerprint fingerprint;
   const uint64_t* frame_hashes;  // `count` of them
   size_t count;
@@ -73,11 +73,11 @@ class Profile {
   // interned strings or locations behind, but the encoder writes only what
   // recorded samples reference.
   //
-  // With `frames`, sample.locations is ignored and the frames come from the
-  // hint: a stack this profile interned before (from the same content, so
+  // With `frames`, sample.locations is ignored and the frames come from
+  // there: a stack this profile interned before (from the same content, so
   // checked then) is found by its fingerprint, and its frames are neither
   // converted nor checked again; any other is loaded and added as usual.
-  Status Add(const SampleView& sample, const FramesHint* frames = nullptr);
+  Status Add(const SampleView& sample, const HashedFrames* frames = nullptr);
   // Adds a sample given by ids of a Dictionary (dictionary.h) whose current
   // generation is `generation`. What this profile imported from the
   // dictionary in that generation is found without the dictionary; the
@@ -268,18 +268,18 @@ class Profile {
   // is FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint
   // and hashes are known.
   Status AddSample(const SampleView& sample, const Fingerprint& labels_fp,
-                   const FramesHint* hashed = nullptr);
+                   const HashedFrames* hashed = nullptr);
   // Add for a stack of at most max_frames given by `frames`.
-  Status AddHinted(const SampleView& sample, const FramesHint& frames,
+  Status AddHashed(const SampleView& sample, const HashedFrames& frames,
                    const Fingerprint& labels_fp);
   // Add for a stack given by `frames` that is loaded whole as views first
   // (cut to max_frames, inlined frames, or past the memory cap).
-  Status AddLoaded(SampleView sample, const FramesHint& frames, const Fingerprint& labels_fp);
-  // The part of AddHinted for a stack the profile does not hold, at
+  Status AddLoaded(SampleView sample, const HashedFrames& frames, const Fingerprint& labels_fp);
+  // The part of AddHashed for a stack the profile does not hold, at
   // neither max_frames nor the memory cap, with no inlined frame: interned
   // from the frames it does not know alone.
   Status AddNewStack(const SampleView& sample, const Fingerprint& labels_fp,
-                     const FramesHint& frames);
+                     const HashedFrames& frames);
   // Forgets what was imported from a dictionary generation other than
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);

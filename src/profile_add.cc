@@ -33,7 +33,7 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
+Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
   // The labels are hashed, and their slot in the label cache fetched,
   // before the last two samples are settled (Advance), so that its miss
   // overlaps theirs. The stack cache's and the key index's slots are
@@ -54,13 +54,13 @@ Status Profile::Add(const SampleView& sample, const FramesHint* frames) {
                                                SampleTables::SeedOf(labels_fp)));
   }
   const Status status = frames == nullptr ? AddSample(sample, labels_fp)
-                        : whole           ? AddHinted(sample, *frames, labels_fp)
+                        : whole           ? AddHashed(sample, *frames, labels_fp)
                                           : AddLoaded(sample, *frames, labels_fp);
   if (status.ok()) ++samples_added_;
   return status;
 }
 
-Status Profile::AddHinted(const SampleView& sample, const FramesHint& frames,
+Status Profile::AddHashed(const SampleView& sample, const HashedFrames& frames,
                           const Fingerprint& labels_fp) {
   if (uint32_t stack; tables_.CachedStack(frames.fingerprint, &stack)) {
     // The stack cache's invariant (sample_tables.h): the frames are not read.
@@ -78,14 +78,14 @@ Status Profile::AddHinted(const SampleView& sample, const FramesHint& frames,
   return AddLoaded(sample, frames, labels_fp);
 }
 
-Status Profile::AddLoaded(SampleView sample, const FramesHint& frames,
+Status Profile::AddLoaded(SampleView sample, const HashedFrames& frames,
                           const Fingerprint& labels_fp) {
   STACKREC_RETURN_IF_ERROR(frames.load(&sample.locations));
   return AddSample(sample, labels_fp, &frames);
 }
 
 Status Profile::AddNewStack(const SampleView& sample, const Fingerprint& labels_fp,
-                            const FramesHint& frames) {
+                            const HashedFrames& frames) {
   // As AddSample, in its order, but for what cannot fail here: the frames'
   // strings were checked as they were hashed and no frame is inlined.
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
@@ -118,7 +118,7 @@ Status Profile::TakeSomeValues(absl::Span<const int64_t> values) {
 }
 
 Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp,
-                          const FramesHint* hashed) {
+                          const HashedFrames* hashed) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   STACKREC_RETURN_IF_ERROR(CheckLabels(sample.labels, sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(CheckInlining(sample.locations));
@@ -131,7 +131,7 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
 
   // Find or intern the stack, the label set and the key. At the memory cap,
   // whatever would need a new entry goes to the storage-full pseudo-sample.
-  // The frames' hashes come with the hint unless the stack was cut.
+  // The frames' hashes come with them unless the stack was cut.
   Fingerprint stack_fp;
   const uint64_t* frame_hashes;
   if (hashed != nullptr && !truncated) {

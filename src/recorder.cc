@@ -115,7 +115,7 @@
 #include <vector>
 
 #include "clock.h"
-#include "pprof_encoder.h"
+#include "serialize.h"
 #include "table_growth.h"
 
 namespace stackrec {
@@ -245,7 +245,7 @@ Status Recorder::RecordWith(F&& add) {
   return status;
 }
 
-Status Recorder::Record(const SampleView& sample, const FramesHint* frames) {
+Status Recorder::Record(const SampleView& sample, const HashedFrames* frames) {
   return RecordWith([&](Profile& profile) { return profile.Add(sample, frames); });
 }
 

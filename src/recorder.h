@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "compression.h"
 #include "dictionary.h"
-#include "pprof_encoder.h"
+#include "serialize.h"
 #include "live_heap.h"
 #include "profile.h"
 #include "spin_lock.h"
@@ -65,7 +65,7 @@ class Recorder {
 
   // Sampler side: any number of threads, concurrently. Never waits for the
   // serializer. `frames` as in Profile::Add.
-  Status Record(const SampleView& sample, const FramesHint* frames = nullptr);
+  Status Record(const SampleView& sample, const HashedFrames* frames = nullptr);
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
   // Live-heap tracking (live_heap.h): every serialization adds the objects

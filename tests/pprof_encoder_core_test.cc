@@ -10,6 +10,7 @@
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
 #include "pprof_encoder.h"
+#include "serialize.h"
 #include "profile.h"
 
 using stackrec_core_test::Options;

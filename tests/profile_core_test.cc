@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The profile's string path from the inside: Profile::Add with a FramesHint
+// The profile's string path from the inside: Profile::Add with a HashedFrames
 // loads the frames only for a stack it does not hold, converts only the
-// frames it does not know, and checks a hinted sample like any other, also
+// frames it does not know, and checks such a sample like any other, also
 // once the profile is compacted; and a new location finds its function
 // field by field.
 #include <algorithm>
@@ -27,15 +27,15 @@ using stackrec_core_test::Stack;
 
 namespace {
 
-// What a profile asked of a FramesHint: the frames whole, or one at a time.
+// What a profile asked of a HashedFrames: the frames whole, or one at a time.
 struct Conversions {
   int loads = 0;
   std::vector<size_t> frames;  // the indices asked for, in order
 };
 
-// Adds `values` with the frames of `stack` given by a FramesHint; counts
+// Adds `values` with the frames of `stack` given by a HashedFrames; counts
 // what was converted.
-stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
+stackrec::Status AddHashed(stackrec::Profile* profile, const Stack& stack,
                           std::vector<int64_t> values, Conversions* asked,
                           std::vector<stackrec::LabelView> labels = {}) {
   stackrec::SampleView sample;
@@ -56,9 +56,9 @@ stackrec::Status AddHinted(stackrec::Profile* profile, const Stack& stack,
   };
   std::vector<uint64_t> hashes(stack.views().size());
   const Fingerprint fingerprint = stackrec::FingerprintFrames(stack.views(), hashes.data());
-  const stackrec::FramesHint hint{fingerprint, hashes.data(), stack.views().size(), load,
+  const stackrec::HashedFrames hashed{fingerprint, hashes.data(), stack.views().size(), load,
                                   frame, any_inlined};
-  return profile->Add(sample, &hint);
+  return profile->Add(sample, &hashed);
 }
 
 std::vector<size_t> Range(size_t begin, size_t end) {
@@ -85,27 +85,27 @@ std::vector<std::string> Names(const Stack& stack) {
 
 }  // namespace
 
-// ---- Adding with a FramesHint ------------------------------------------------
+// ---- Adding with a HashedFrames ------------------------------------------------
 
 TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the frames") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 40), unknown("unknown", 40);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, known, {1, 100}, &asked).ok());
+  REQUIRE(AddHashed(&profile, known, {1, 100}, &asked).ok());
   // New to the profile: each of its frames, new too, converted and interned.
   CHECK(asked.loads == 0);
   CHECK(asked.frames == Range(0, 40));
-  REQUIRE(AddHinted(&profile, known, {1, 50}, &asked).ok());
+  REQUIRE(AddHashed(&profile, known, {1, 50}, &asked).ok());
   CHECK(asked.loads == 0);
   CHECK(asked.frames.size() == 40);
-  // A stack added without a hint is found by the hint as well.
+  // A stack added as views is found from its hashed frames as well.
   stackrec::SampleView plain;
   const std::vector<int64_t> values = {1, 25};
   plain.values = values;
   plain.locations = unknown.views();
   REQUIRE(profile.Add(plain).ok());
-  REQUIRE(AddHinted(&profile, unknown, {1, 5}, &asked).ok());
+  REQUIRE(AddHashed(&profile, unknown, {1, 5}, &asked).ok());
   CHECK(asked.loads == 0);
   CHECK(asked.frames.size() == 40);
   REQUIRE(profile.key_count() == 2);
@@ -128,13 +128,13 @@ TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the f
   }
 }
 
-TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
+TEST_CASE("a stack given hashed, deeper than max_frames, is loaded and cut") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(8), 0);
   const Stack deep("deep", 20);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, deep, {1, 1}, &asked).ok());
-  REQUIRE(AddHinted(&profile, deep, {1, 1}, &asked).ok());
+  REQUIRE(AddHashed(&profile, deep, {1, 1}, &asked).ok());
+  REQUIRE(AddHashed(&profile, deep, {1, 1}, &asked).ok());
   // Its fingerprint is of all 20 frames, the profile's stack of 8 and a
   // pseudo-frame: never the same, so every add loads.
   CHECK(asked.loads == 2);
@@ -145,19 +145,19 @@ TEST_CASE("a hinted stack deeper than max_frames is loaded and cut") {
   CHECK(profile.key_values(0)[0] == 2);
 }
 
-TEST_CASE("a hinted sample of a known stack is checked like any other") {
+TEST_CASE("a sample given hashed, of a known stack, is checked like any other") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 10);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, known, {1, 7}, &asked).ok());
-  const stackrec::Status values = AddHinted(&profile, known, {1, 7, 9}, &asked);
+  REQUIRE(AddHashed(&profile, known, {1, 7}, &asked).ok());
+  const stackrec::Status values = AddHashed(&profile, known, {1, 7, 9}, &asked);
   CHECK(values.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) ==
         "sample.values_len is 3 but the profile declares 2 sample types");
   stackrec::LabelView empty_key;
   empty_key.str = "v";
-  const stackrec::Status labels = AddHinted(&profile, known, {1, 7}, &asked, {empty_key});
+  const stackrec::Status labels = AddHashed(&profile, known, {1, 7}, &asked, {empty_key});
   CHECK(labels.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) == "sample.labels[0].key is empty");
   CHECK(asked.loads == 0);
@@ -168,17 +168,17 @@ TEST_CASE("a hinted sample of a known stack is checked like any other") {
   CHECK(profile.key_values(0)[1] == 7);
 }
 
-TEST_CASE("a new hinted stack converts only the frames the profile does not know") {
+TEST_CASE("a new stack given hashed converts only the frames the profile does not know") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack root("root", 30), leaves("leaf", 4);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, root, {1, 10}, &asked).ok());
+  REQUIRE(AddHashed(&profile, root, {1, 10}, &asked).ok());
   REQUIRE(asked.frames == Range(0, 30));
   // Four new leaf frames on root's frames 10 to 29, as a call tree grows.
   const Stack branch(leaves, 4, root, 10);
   asked.frames.clear();
-  REQUIRE(AddHinted(&profile, branch, {1, 20}, &asked).ok());
+  REQUIRE(AddHashed(&profile, branch, {1, 20}, &asked).ok());
   CHECK(asked.loads == 0);
   CHECK(asked.frames == Range(0, 4));
   CHECK(profile.locations().size() == 1 + 30 + 4);
@@ -189,18 +189,18 @@ TEST_CASE("a new hinted stack converts only the frames the profile does not know
   CHECK(profile.key_values(1)[1] == 20);
   // Found by fingerprint from now on, as any stack interned otherwise.
   asked.frames.clear();
-  REQUIRE(AddHinted(&profile, branch, {1, 5}, &asked).ok());
+  REQUIRE(AddHashed(&profile, branch, {1, 5}, &asked).ok());
   CHECK(asked.frames.empty());
   CHECK(profile.key_values(1)[1] == 25);
 }
 
-TEST_CASE("a new hinted stack with an inlined frame is loaded whole and checked") {
+TEST_CASE("a new stack given hashed with an inlined frame is loaded whole and checked") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   Stack bad("bad", 5);
   bad.views()[4].inlined = true;  // the root: nothing to be inlined into
   Conversions asked;
-  const stackrec::Status status = AddHinted(&profile, bad, {1, 1}, &asked);
+  const stackrec::Status status = AddHashed(&profile, bad, {1, 1}, &asked);
   CHECK(status.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) ==
         "sample.locations[4].inlined is set on the last (root) frame, which has no caller to "
@@ -212,7 +212,7 @@ TEST_CASE("a new hinted stack with an inlined frame is loaded whole and checked"
   Stack good("good", 5);
   good.views()[1].inlined = true;
   good.views()[1].address = good.views()[2].address = 0x1234;
-  REQUIRE(AddHinted(&profile, good, {1, 1}, &asked).ok());
+  REQUIRE(AddHashed(&profile, good, {1, 1}, &asked).ok());
   CHECK(asked.loads == 2);
   REQUIRE(profile.key_count() == 1);
   CHECK(KeyFrameNames(profile, 0) == Names(good));
@@ -221,12 +221,12 @@ TEST_CASE("a new hinted stack with an inlined frame is loaded whole and checked"
   CHECK_FALSE(profile.locations().Get(ids[2]).inlined);
 }
 
-TEST_CASE("a new hinted stack names a frame whose string is not UTF-8 and changes nothing") {
+TEST_CASE("a new stack given hashed names a frame whose string is not UTF-8 and changes nothing") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   const Stack known("known", 6);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, known, {1, 3}, &asked).ok());
+  REQUIRE(AddHashed(&profile, known, {1, 3}, &asked).ok());
   const std::string bad_name = "caf\xc3";  // a truncated two-byte sequence
   Stack bad(known, 6, known, 6);            // known's frames...
   LocationView leaf;
@@ -234,7 +234,7 @@ TEST_CASE("a new hinted stack names a frame whose string is not UTF-8 and change
   leaf.function.filename = "/app/stack.rb";
   bad.views().insert(bad.views().begin(), leaf);  // ...under a new leaf
   asked.frames.clear();
-  const stackrec::Status status = AddHinted(&profile, bad, {1, 4}, &asked);
+  const stackrec::Status status = AddHashed(&profile, bad, {1, 4}, &asked);
   CHECK(status.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) ==
         "sample.locations[0].function.name is not valid UTF-8");
@@ -245,14 +245,14 @@ TEST_CASE("a new hinted stack names a frame whose string is not UTF-8 and change
   CHECK(profile.stacks().size() == 2);  // the empty stack and known
 }
 
-TEST_CASE("a new hinted stack past the memory cap is loaded whole into the storage-full sample") {
+TEST_CASE("a new stack given hashed past the memory cap is loaded whole into the storage-full sample") {
   const EachKernel kernel;
   stackrec::ProfileOptions options = Options();
   options.max_memory_bytes = 1;  // full from the first add on
   stackrec::Profile profile(options, 0);
   const Stack stack("s", 8);
   Conversions asked;
-  REQUIRE(AddHinted(&profile, stack, {1, 9}, &asked).ok());
+  REQUIRE(AddHashed(&profile, stack, {1, 9}, &asked).ok());
   CHECK(asked.loads == 1);
   CHECK(asked.frames.empty());
   CHECK(profile.samples_over_memory() == 1);
@@ -266,7 +266,7 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   std::vector<Stack> stacks;
   for (int i = 0; i < 300; ++i) stacks.emplace_back("s" + std::to_string(i) + "_", 12);
   Conversions asked;
-  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 1}, &asked).ok());
+  for (const Stack& stack : stacks) REQUIRE(AddHashed(&profile, stack, {1, 1}, &asked).ok());
   REQUIRE(asked.frames.size() == 3600);
   const size_t before = profile.MemoryBytes();
   profile.Compact();
@@ -277,7 +277,7 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   const size_t cache_bytes = same.capacity() * (sizeof(std::pair<const uint64_t, uint32_t>) + 1);
   CHECK(before - profile.MemoryBytes() >= 2 * cache_bytes);
   // Known stacks are still found by fingerprint, without their frames.
-  for (const Stack& stack : stacks) REQUIRE(AddHinted(&profile, stack, {1, 2}, &asked).ok());
+  for (const Stack& stack : stacks) REQUIRE(AddHashed(&profile, stack, {1, 2}, &asked).ok());
   CHECK(asked.loads == 0);
   CHECK(asked.frames.size() == 3600);
   CHECK(profile.key_count() == 300);

@@ -263,7 +263,7 @@ void CheckProfileOf(const Workload& w, const Profile& p) {
 
 }  // namespace
 
-TEST_CASE("the typical workload is the issue's: 5,000 stacks, 100,000 samples, 59,201 keys") {
+TEST_CASE("the typical workload has its declared shape: 5,000 stacks, 100,000 samples, 59,201 keys") {
   const Workload w(stackrec_bench::TypicalSpec());
   CheckProgram(w, 5000);
   CheckSamples(w, 100000);
@@ -274,7 +274,7 @@ TEST_CASE("the typical workload is the issue's: 5,000 stacks, 100,000 samples, 5
   CHECK(w.locations().size() == 29706);
 }
 
-TEST_CASE("the heavy workload is the issue's: 20,000 stacks, 1,000,000 samples, 450,387 keys") {
+TEST_CASE("the heavy workload has its declared shape: 20,000 stacks, 1,000,000 samples, 450,387 keys") {
   const Workload w(stackrec_bench::HeavySpec());
   CheckProgram(w, 20000);
   CheckSamples(w, 1000000);
