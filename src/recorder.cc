@@ -108,6 +108,7 @@
 // as the entry's: once per flip, never a wait.
 // ---------------------------------------------------------------------------
 #include "recorder.h"
+#include "recorder_enter.h"
 
 #include <algorithm>
 #include <new>
@@ -171,27 +172,6 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
 }
 
 Recorder::~Recorder() = default;
-
-template <typename F>
-Status Recorder::EnterActiveSlot(F&& write) {
-  for (;;) {
-    const uint32_t s = active_.load(std::memory_order_acquire);
-    Slot& slot = slots_[s];
-    // Unlocked however `write` ends: a std::bad_alloc thrown inside must
-    // not leave the serializer waiting for this sampler forever.
-    SpinLockHolder hold(&slot.lock);  // a seq_cst exchange (invariant 1)
-    if (active_.load(std::memory_order_seq_cst) != s) {
-      continue;  // the serializer flipped between our two loads: the slot is its
-    }
-    if (std::optional<Status> status = write(slot, s)) return *status;
-  }
-}
-
-template <typename F>
-Status Recorder::WithActiveSlot(F&& write) {
-  return EnterActiveSlot(
-      [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
-}
 
 namespace {
 
@@ -262,58 +242,6 @@ Status Recorder::RecordIds(const IdSampleView& sample) {
   });
 }
 
-Status Recorder::InternMapping(const MappingView& mapping, uint32_t* id) {
-  SpinLockHolder hold(&dict_lock_);
-  return dict_->InternMapping(mapping, id);
-}
-
-Status Recorder::InternFunction(const FunctionView& function, uint32_t* id) {
-  SpinLockHolder hold(&dict_lock_);
-  return dict_->InternFunction(function, id);
-}
-
-Status Recorder::InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
-                                int64_t line, bool inlined, uint32_t* id) {
-  SpinLockHolder hold(&dict_lock_);
-  return dict_->InternLocation(mapping_id, function_id, address, line, inlined, id);
-}
-
-Status Recorder::InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id) {
-  {
-    SpinLockHolder hold(&dict_lock_);
-    STACKREC_RETURN_IF_ERROR(dict_->InternStack(location_ids, id));
-  }
-  ImportIntoActiveSlot(Profile::Interned::kStack, *id);
-  return OkStatus();
-}
-
-Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) {
-  {
-    SpinLockHolder hold(&dict_lock_);
-    STACKREC_RETURN_IF_ERROR(dict_->InternLabels(labels, id));
-  }
-  ImportIntoActiveSlot(Profile::Interned::kLabelSet, *id);
-  return OkStatus();
-}
-
-void Recorder::ImportIntoActiveSlot(Profile::Interned what, uint32_t id) {
-  // As a record_ids that names `id`: the slot's lock, then the dictionary's.
-  const Status entered = WithActiveSlot([&](Slot& slot) {
-    SpinLockHolder hold(&dict_lock_);
-    slot.profile->ImportInterned(*dict_, what, id);
-    return OkStatus();
-  });
-  (void)entered;  // always OK
-}
-
-void Recorder::ForgetIds() {
-  SpinLockHolder hold(&dict_lock_);
-  dict_->Forget();
-  // Release: a sampler that sees the new generation syncs its slot before
-  // it trusts the slot's imports again.
-  dict_generation_.store(dict_->generation(), std::memory_order_release);
-}
-
 Status Recorder::RecordEndpoint(uint64_t local_root_span_id,
                                 absl::string_view endpoint) {
   return WithActiveSlot([&](Slot& slot) {
@@ -330,83 +258,6 @@ Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
 Status Recorder::AddUpscalingRule(UpscalingRule rule) {
   SpinLockHolder hold(&upscaling_lock_);
   return upscaling_.Add(std::move(rule), options_);
-}
-
-Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
-  if (tracked_ == nullptr) {
-    return Error(Code::kInvalidArgument,
-                 "opts.live_heap_types is empty: this recorder was created without "
-                 "live-heap types, so it tracks no objects");
-  }
-  const size_t declared = options_.sample_types.size();
-  if (sample.values.size() != declared) {
-    return Error(Code::kInvalidArgument,
-                 "sample.values_len is %zu but the profile declares %zu sample types",
-                 sample.values.size(), declared);
-  }
-  if (sample.timestamp_ns != 0) {
-    return Error(Code::kInvalidArgument,
-                 "sample.timestamp_ns is %lld: a tracked object outlives profiles, so "
-                 "its sample takes no timestamp (0)",
-                 static_cast<long long>(sample.timestamp_ns));
-  }
-  const std::vector<size_t>& types = live_heap_options_.types;
-  for (size_t i = 0; i < declared; ++i) {
-    if (sample.values[i] != 0 && std::find(types.begin(), types.end(), i) == types.end()) {
-      return Error(Code::kInvalidArgument,
-                   "sample.values[%zu] is %lld, but sample type %zu is not one of "
-                   "opts.live_heap_types, so it must be 0",
-                   i, static_cast<long long>(sample.values[i]), i);
-    }
-  }
-  return EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
-    SpinLockHolder hold(&heap_lock_);
-    // Invariant 3: commit only into a slot that is still active.
-    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
-    bool truncated = false;
-    const Status status = tracked_->Track(object_id, sample, slot.profile.get(), &truncated);
-    if (status.ok()) {
-      objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
-      if (truncated) {
-        slot.truncated.store(slot.truncated.load(std::memory_order_relaxed) + 1,
-                             std::memory_order_relaxed);
-      }
-      tracked_->CompactIfMostlyDead();  // a replaced object may free a key
-    } else if (status.code() == Code::kLimitExceeded) {
-      objects_not_tracked_.fetch_add(1, std::memory_order_relaxed);
-    }
-    return status;
-  });
-}
-
-void Recorder::Untrack(uint64_t object_id) {
-  if (tracked_ == nullptr) return;
-  {
-    // The common case (a free of an object never sampled) ends here,
-    // without entering a slot.
-    SpinLockHolder hold(&heap_lock_);
-    if (!tracked_->Contains(object_id)) return;
-  }
-  const Status status = EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
-    SpinLockHolder hold(&heap_lock_);
-    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
-    tracked_->Untrack(object_id, slot.profile.get());
-    objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
-    return OkStatus();
-  });
-  (void)status;
-  // Outside the slot's lock: a compaction makes only other trackers wait.
-  SpinLockHolder hold(&heap_lock_);
-  tracked_->CompactIfMostlyDead();
-}
-
-size_t Recorder::TrackedTableBytes() const {
-  return tracked_ == nullptr ? 0 : tracked_->TableBytes();
-}
-
-size_t Recorder::LiveHeapMemoryBytes() const {
-  if (tracked_ == nullptr) return 0;
-  return tracked_->MemoryBytes() + live_totals_->MemoryBytes();
 }
 
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The sampler's side of the recorder's two-slot protocol: how a sampler
+// enters the active slot. The protocol and its invariants are at the top
+// of recorder.cc; the serializer's side is Recorder::Serialize there.
+// Only the recorder's own files include this.
+#ifndef STACKREC_SRC_RECORDER_ENTER_H_
+#define STACKREC_SRC_RECORDER_ENTER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "recorder.h"
+#include "spin_lock.h"
+
+namespace stackrec {
+
+// Runs write(slot, index) holding the lock of the active slot, re-checked
+// active under the lock (invariant 1), until it returns a status; a
+// std::nullopt asks to start over (a caller that re-checks more under a
+// lock of its own).
+template <typename F>
+Status Recorder::EnterActiveSlot(F&& write) {
+  for (;;) {
+    const uint32_t s = active_.load(std::memory_order_acquire);
+    Slot& slot = slots_[s];
+    // Unlocked however `write` ends: a std::bad_alloc thrown inside must
+    // not leave the serializer waiting for this sampler forever.
+    SpinLockHolder hold(&slot.lock);  // a seq_cst exchange (invariant 1)
+    if (active_.load(std::memory_order_seq_cst) != s) {
+      continue;  // the serializer flipped between our two loads: the slot is its
+    }
+    if (std::optional<Status> status = write(slot, s)) return *status;
+  }
+}
+
+template <typename F>
+Status Recorder::WithActiveSlot(F&& write) {
+  return EnterActiveSlot(
+      [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
+}
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_RECORDER_ENTER_H_

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The recorder's live-heap tracking on the samplers' side: an object
+// tracked or untracked under the active slot's lock and the heap lock, and
+// committed only into a slot that is still active (invariant 3 of
+// recorder.cc).
+#include <algorithm>
+#include <vector>
+
+#include "recorder.h"
+#include "recorder_enter.h"
+
+namespace stackrec {
+
+Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
+  if (tracked_ == nullptr) {
+    return Error(Code::kInvalidArgument,
+                 "opts.live_heap_types is empty: this recorder was created without "
+                 "live-heap types, so it tracks no objects");
+  }
+  const size_t declared = options_.sample_types.size();
+  if (sample.values.size() != declared) {
+    return Error(Code::kInvalidArgument,
+                 "sample.values_len is %zu but the profile declares %zu sample types",
+                 sample.values.size(), declared);
+  }
+  if (sample.timestamp_ns != 0) {
+    return Error(Code::kInvalidArgument,
+                 "sample.timestamp_ns is %lld: a tracked object outlives profiles, so "
+                 "its sample takes no timestamp (0)",
+                 static_cast<long long>(sample.timestamp_ns));
+  }
+  const std::vector<size_t>& types = live_heap_options_.types;
+  for (size_t i = 0; i < declared; ++i) {
+    if (sample.values[i] != 0 && std::find(types.begin(), types.end(), i) == types.end()) {
+      return Error(Code::kInvalidArgument,
+                   "sample.values[%zu] is %lld, but sample type %zu is not one of "
+                   "opts.live_heap_types, so it must be 0",
+                   i, static_cast<long long>(sample.values[i]), i);
+    }
+  }
+  return EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+    SpinLockHolder hold(&heap_lock_);
+    // Invariant 3: commit only into a slot that is still active.
+    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    bool truncated = false;
+    const Status status = tracked_->Track(object_id, sample, slot.profile.get(), &truncated);
+    if (status.ok()) {
+      objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
+      if (truncated) {
+        slot.truncated.store(slot.truncated.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+      }
+      tracked_->CompactIfMostlyDead();  // a replaced object may free a key
+    } else if (status.code() == Code::kLimitExceeded) {
+      objects_not_tracked_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return status;
+  });
+}
+
+void Recorder::Untrack(uint64_t object_id) {
+  if (tracked_ == nullptr) return;
+  {
+    // The common case (a free of an object never sampled) ends here,
+    // without entering a slot.
+    SpinLockHolder hold(&heap_lock_);
+    if (!tracked_->Contains(object_id)) return;
+  }
+  const Status status = EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+    SpinLockHolder hold(&heap_lock_);
+    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    tracked_->Untrack(object_id, slot.profile.get());
+    objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
+    return OkStatus();
+  });
+  (void)status;
+  // Outside the slot's lock: a compaction makes only other trackers wait.
+  SpinLockHolder hold(&heap_lock_);
+  tracked_->CompactIfMostlyDead();
+}
+
+size_t Recorder::TrackedTableBytes() const {
+  return tracked_ == nullptr ? 0 : tracked_->TableBytes();
+}
+
+size_t Recorder::LiveHeapMemoryBytes() const {
+  if (tracked_ == nullptr) return 0;
+  return tracked_->MemoryBytes() + live_totals_->MemoryBytes();
+}
+
+}  // namespace stackrec
