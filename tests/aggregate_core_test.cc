@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The pending samples (Profile::Settle): a sample's key is looked up over
+// The aggregate (aggregate.h) on its own: deferred and immediate adds,
+// keys that share a tag, undo, timestamped samples, clearing. Then through
+// a profile, the deferred samples: a sample's key is looked up over
 // the two calls after its own (its index slot, then its row, each fetched
 // by the call before), so up to two samples are pending at once. Every
 // reader sees them summed, in order, whatever comes next: another sample
@@ -17,16 +19,21 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "aggregate.h"
 #include "catch2/catch.hpp"
 #include "fingerprint.h"
 #include "key_index.h"
 #include "profile.h"
 #include "status.h"
 
+using stackrec::Aggregate;
+using stackrec::KeyIndex;
 using stackrec::LabelView;
 using stackrec::LocationView;
+using stackrec::SampleKey;
 
 namespace {
 
@@ -94,6 +101,105 @@ std::vector<int64_t> Sums(const stackrec::Profile& profile, int64_t n) {
 }
 
 }  // namespace
+
+// ---- Aggregate on its own ---------------------------------------------------
+
+namespace {
+
+// Key i's key and values.
+std::pair<SampleKey, std::vector<int64_t>> Row(const Aggregate& a, size_t i) {
+  const int64_t* v = a.key_values(i);
+  return {SampleKey{a.key_stack(i), a.key_labels(i)}, {v, v + a.width()}};
+}
+
+}  // namespace
+
+TEST_CASE("an aggregate defers only once it has room, and sums deferred samples in order") {
+  Aggregate a(2);
+  // Nothing allocated yet: a deferred sample could not be settled.
+  REQUIRE_FALSE(a.CanDefer());
+  const int64_t first[] = {1, 2};
+  a.Add(SampleKey{1, 1}, 7, first);
+  REQUIRE(a.CanDefer());
+  const int64_t more[] = {10, 20}, other[] = {3, 4};
+  a.Defer(SampleKey{2, 1}, 9, other);
+  a.Advance();
+  a.Defer(SampleKey{1, 1}, 7, more);
+  a.Advance();
+  a.Defer(SampleKey{3, 5}, 9, other);
+  // Readers settle everything pending: rows in the order the keys came.
+  REQUIRE(a.key_count() == 3);
+  CHECK(Row(a, 0) == std::make_pair(SampleKey{1, 1}, std::vector<int64_t>{11, 22}));
+  CHECK(Row(a, 1) == std::make_pair(SampleKey{2, 1}, std::vector<int64_t>{3, 4}));
+  CHECK(Row(a, 2) == std::make_pair(SampleKey{3, 5}, std::vector<int64_t>{3, 4}));
+  CHECK(a.Find(SampleKey{3, 5}, 9) == 2);
+  CHECK(a.Find(SampleKey{3, 5}, 7) == KeyIndex::kNone);  // found by tag and key
+  CHECK(a.Find(SampleKey{4, 4}, 9) == KeyIndex::kNone);
+}
+
+TEST_CASE("an aggregate sums values with saturation, never wrapping") {
+  Aggregate a(2);
+  const int64_t big[] = {INT64_MAX - 1, INT64_MIN + 1};
+  const int64_t push[] = {5, -5};
+  a.Add(SampleKey{1, 0}, 1, big);
+  a.Add(SampleKey{1, 0}, 1, push);
+  CHECK(Row(a, 0).second == std::vector<int64_t>{INT64_MAX, INT64_MIN});
+}
+
+TEST_CASE("an aggregate's undo restores changed rows and removes the keys added since") {
+  Aggregate a(1);
+  auto tag_of = [](SampleKey key) { return key.stack * 31 + key.labels; };
+  const int64_t one[] = {1}, five[] = {5}, seven[] = {7};
+  a.Add(SampleKey{1, 0}, tag_of(SampleKey{1, 0}), one);
+  a.Add(SampleKey{2, 0}, tag_of(SampleKey{2, 0}), one);
+  stackrec::KeyUndo undo;
+  undo.key_count = a.key_count();
+  a.Add(SampleKey{2, 0}, tag_of(SampleKey{2, 0}), five, &undo);
+  a.Add(SampleKey{3, 0}, tag_of(SampleKey{3, 0}), seven, &undo);
+  a.Add(SampleKey{3, 0}, tag_of(SampleKey{3, 0}), seven, &undo);
+  REQUIRE(a.key_count() == 3);
+  a.Undo(undo, tag_of);
+  REQUIRE(a.key_count() == 2);
+  CHECK(Row(a, 0).second == std::vector<int64_t>{1});
+  CHECK(Row(a, 1).second == std::vector<int64_t>{1});
+  // The removed key is gone from the index too: it comes back as new.
+  CHECK(a.Find(SampleKey{3, 0}, tag_of(SampleKey{3, 0})) == KeyIndex::kNone);
+  a.Add(SampleKey{3, 0}, tag_of(SampleKey{3, 0}), seven);
+  REQUIRE(a.key_count() == 3);
+  CHECK(Row(a, 2) == std::make_pair(SampleKey{3, 0}, std::vector<int64_t>{7}));
+}
+
+TEST_CASE("an aggregate keeps timestamped samples one by one, apart from the keys") {
+  Aggregate a(2);
+  const int64_t v1[] = {1, 2}, v2[] = {3, 4};
+  a.AddTimed(SampleKey{4, 2}, 1000, v1);
+  a.AddTimed(SampleKey{4, 2}, 999, v2);
+  CHECK(a.key_count() == 0);
+  REQUIRE(a.timed_count() == 2);
+  CHECK(a.timed_stack(1) == 4);
+  CHECK(a.timed_labels(1) == 2);
+  CHECK(a.timed_timestamp(0) == 1000);
+  CHECK(a.timed_timestamp(1) == 999);
+  CHECK(std::vector<int64_t>(a.timed_values(1), a.timed_values(1) + 2) ==
+        std::vector<int64_t>{3, 4});
+  CHECK(a.TimedBytes() > 0);
+}
+
+TEST_CASE("clearing an aggregate drops what is deferred and frees its storage") {
+  Aggregate a(1);
+  const int64_t one[] = {1};
+  a.Add(SampleKey{1, 0}, 1, one);
+  a.Defer(SampleKey{2, 0}, 2, one);
+  a.Clear();
+  CHECK(a.key_count() == 0);
+  CHECK(a.timed_count() == 0);
+  CHECK(a.KeyBytes() == 0);
+  CHECK_FALSE(a.CanDefer());
+  a.Add(SampleKey{2, 0}, 2, one);
+  CHECK(Row(a, 0) == std::make_pair(SampleKey{2, 0}, std::vector<int64_t>{1}));
+}
+
+// ---- Deferred samples through a profile ---------------------------------
 
 TEST_CASE("a known key's sample is summed before any read, reset or other sample") {
   stackrec::Profile profile(Options(), 0);
