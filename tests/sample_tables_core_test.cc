@@ -75,7 +75,8 @@ TEST_CASE("a stack interned from content is found by its fingerprint and by its 
   CHECK(tables.locations().size() == 6);
   CHECK(tables.functions().size() == 6);
   // A stack sharing its root side reuses those locations.
-  const Stack b(Stack("b", 2), 2, a, 2);
+  const Stack b_leaf("b", 2);  // owns the names b's first frames view
+  const Stack b(b_leaf, 2, a, 2);
   const uint32_t other = InternStack(&tables, b.views());
   CHECK(other == 2);
   CHECK(tables.locations().size() == 8);

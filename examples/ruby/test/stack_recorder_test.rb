@@ -151,26 +151,36 @@ class StackRecorderTest < Minitest::Test
   end
 
   def test_serialize_releases_the_gvl_while_encoding
-    # Enough distinct stacks that encoding takes a while.
-    5_000.times { |i| @recorder.record_sample([["f#{i}", "big.rb", i]], {"cpu-samples" => 1}) }
-    serializer = Thread.new { serialize }
+    # Another thread runs while #serialize encodes only if the scheduler
+    # gives it the core in that window; on a loaded machine an encode can
+    # end before it does. So each round records enough distinct stacks
+    # that encoding takes a while, and the rounds go on until one is seen.
     seen_encoding = 0
-    while serializer.alive?
-      # A thread inside rb_thread_call_without_gvl reports "sleep"; it never
-      # sleeps otherwise. That this thread runs at all then is the point.
-      if serializer.status == "sleep"
-        seen_encoding += 1
-        @recorder.record_sample([["meanwhile", "main.rb", 1]], {"cpu-samples" => 1})
+    counted = 0
+    rounds = 0
+    while seen_encoding.zero? && rounds < 20
+      rounds += 1
+      5_000.times { |i| @recorder.record_sample([["f#{i}", "big.rb", i]], {"cpu-samples" => 1}) }
+      serializer = Thread.new { serialize }
+      while serializer.alive?
+        # A thread inside rb_thread_call_without_gvl reports "sleep"; it
+        # never sleeps otherwise. That this thread runs at all then is the
+        # point.
+        if serializer.status == "sleep"
+          seen_encoding += 1
+          @recorder.record_sample([["meanwhile", "main.rb", 1]], {"cpu-samples" => 1})
+        end
+        Thread.pass
       end
-      Thread.pass
+      counted += DecodedProfile.new(serializer.value[2]).totals["cpu-samples"]
     end
     # Had #serialize held the GVL, this thread could not have run while it
     # encoded, and would never have seen it "sleep".
     assert_operator seen_encoding, :>, 0
-    # What was recorded meanwhile went into this profile (if it came before
-    # the flip) or the next one.
-    counted = [serializer.value, serialize].sum { |_, _, pprof| DecodedProfile.new(pprof).totals["cpu-samples"] }
-    assert_equal 5_000 + seen_encoding, counted
+    # What was recorded meanwhile went into the profile being filled (if it
+    # came before the flip) or the next one: nothing is lost.
+    counted += DecodedProfile.new(serialize[2]).totals["cpu-samples"]
+    assert_equal 5_000 * rounds + seen_encoding, counted
   end
 
   # Runs the block in a fork child and returns what it returned (Marshal'd
