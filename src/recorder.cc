@@ -210,7 +210,7 @@ Status Recorder::RecordWith(F&& add) {
     }
     // Samplers taking turns on this slot (this one follows another): the
     // next sampler is likely another thread too, so this sample's deferred
-    // lookup (Profile::Settle) is settled now, while the lines it
+    // lookup (aggregate.h) is settled now, while the lines it
     // prefetched are in this core's cache, rather than left for that
     // sampler to read from here. A sampler alone keeps the deferral, which
     // saves it the lookup's miss.

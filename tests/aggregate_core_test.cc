@@ -238,7 +238,7 @@ TEST_CASE("a known key's sample is summed before any read, reset or other sample
 TEST_CASE("keys that share a tag are each summed into their own row") {
   // The tag of (stack, labels) comes from the seeds of the two, which are
   // the low 32 bits of the high half of their fingerprints when they are
-  // interned from content (Profile::KeyTag, SeedOf): find two label sets
+  // interned from content (SampleTables::KeyTag, SeedOf): find two label sets
   // whose keys with Frames() share it. About 82,000 tries are expected.
   std::vector<uint64_t> hashes(Frames().size());
   const auto stack_seed =
