@@ -69,6 +69,26 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptio
   if (opts != nullptr) {
     out->compression = static_cast<Compression>(EnumBits(opts->compression));
     out->level = opts->level;
+    out->format = static_cast<Format>(EnumBits(opts->format));
+    OtlpOptions& otlp = out->otlp;
+    absl::string_view view;
+    STACKREC_RETURN_IF_ERROR(ToView(opts->service_name, "opts.service_name", &view));
+    otlp.service_name = std::string(view);
+    STACKREC_RETURN_IF_ERROR(CheckArray(opts->resource_attributes, opts->resource_attributes_len,
+                                        "opts.resource_attributes"));
+    otlp.resource_attributes.resize(opts->resource_attributes_len);
+    for (size_t i = 0; i < opts->resource_attributes_len; ++i) {
+      absl::string_view key, value;
+      STACKREC_RETURN_IF_ERROR(
+          ToView(opts->resource_attributes[i].key, "opts.resource_attributes", i, "key", &key));
+      STACKREC_RETURN_IF_ERROR(ToView(opts->resource_attributes[i].value,
+                                      "opts.resource_attributes", i, "value", &value));
+      otlp.resource_attributes[i] = {std::string(key), std::string(value)};
+    }
+    STACKREC_RETURN_IF_ERROR(ToView(opts->scope_name, "opts.scope_name", &view));
+    otlp.scope_name = std::string(view);
+    STACKREC_RETURN_IF_ERROR(ToView(opts->scope_version, "opts.scope_version", &view));
+    otlp.scope_version = std::string(view);
   }
   return ValidateSerializeOptions(*out);
 }

@@ -29,7 +29,7 @@ Status ToOptions(const stackrec_profile_options* opts, ProfileOptions* out);
 Status ToLiveHeapOptions(const stackrec_profile_options* opts, size_t sample_types,
                          LiveHeapOptions* out);
 
-// NULL is gzip at the default level.
+// NULL is gzip pprof at the default level.
 Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptions* out);
 
 Status ToUpscalingRule(const stackrec_upscaling_rule* r, UpscalingRule* out);

@@ -211,7 +211,9 @@ class ZstdCodec final : public Codec {
 
 }  // namespace
 
-Status ValidateSerializeOptions(const SerializeOptions& options) {
+namespace {
+
+Status ValidateCompression(const SerializeOptions& options) {
   switch (options.compression) {
     case Compression::kNone:
       if (options.level != 0) {
@@ -238,6 +240,17 @@ Status ValidateSerializeOptions(const SerializeOptions& options) {
   return Error(Code::kInvalidArgument,
                "opts.compression is %d, not a stackrec_compression value",
                static_cast<int>(options.compression));
+}
+
+}  // namespace
+
+Status ValidateSerializeOptions(const SerializeOptions& options) {
+  STACKREC_RETURN_IF_ERROR(ValidateCompression(options));
+  if (options.format != Format::kPprof && options.format != Format::kOtlp) {
+    return Error(Code::kInvalidArgument, "opts.format is %d, not a stackrec_format value",
+                 static_cast<int>(options.format));
+  }
+  return ValidateOtlpOptions(options.otlp);
 }
 
 std::unique_ptr<CompressingOutput> CompressingOutput::Create(

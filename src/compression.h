@@ -13,16 +13,22 @@
 #include <string>
 
 #include "google/protobuf/io/zero_copy_stream.h"
+#include "otlp_options.h"
 #include "status.h"
 #include "table_memory.h"
 
 namespace stackrec {
 
 enum class Compression : int { kGzip = 0, kNone = 1, kZstd = 2 };
+// What is written into the compressor: pprof (pprof_encoder.h) or an OTLP
+// profiles request (otlp_encoder.h).
+enum class Format : int { kPprof = 0, kOtlp = 1 };
 
 struct SerializeOptions {
   Compression compression = Compression::kGzip;
   int level = 0;  // 0: the compression's default
+  Format format = Format::kPprof;
+  OtlpOptions otlp = {};  // read by the OTLP encoder only
 };
 
 // The defaults behind level 0. gzip's is zlib's fastest level, as Go's
@@ -34,7 +40,8 @@ struct SerializeOptions {
 inline constexpr int kDefaultGzipLevel = 1;
 inline constexpr int kDefaultZstdLevel = 1;
 
-// Fails naming "opts.compression" or "opts.level".
+// Fails naming the field: "opts.compression", "opts.level", "opts.format",
+// or one of the OTLP options (ValidateOtlpOptions).
 Status ValidateSerializeOptions(const SerializeOptions& options);
 
 class Codec;

@@ -8,15 +8,24 @@
 
 #include "aggregate.h"
 #include "clock.h"
+#include "otlp_encoder.h"
+#include "pprof_encoder.h"
 
 namespace stackrec {
 
-Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
-                              int64_t end_ns, TableString* out, EncodeStats* stats) {
+Status Encode(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
+              TableString* out, EncodeStats* stats, const SampleSelection* selection) {
+  return options.format == Format::kOtlp
+             ? EncodeOtlp(profile, options, end_ns, out, stats, selection)
+             : EncodePprof(profile, options, end_ns, out, stats, selection);
+}
+
+Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int64_t end_ns,
+                         TableString* out, EncodeStats* stats) {
   const size_t limit = profile.options().max_output_bytes;
   *stats = EncodeStats();
   const size_t start = out->size();
-  STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats));
+  STACKREC_RETURN_IF_ERROR(Encode(profile, options, end_ns, out, stats));
   size_t size = out->size() - start;
   if (size <= limit) return OkStatus();
 
@@ -52,7 +61,7 @@ Status EncodePprofWithinLimit(Profile& profile, const SerializeOptions& options,
     for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
     for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
     out->resize(start);
-    STACKREC_RETURN_IF_ERROR(EncodePprof(profile, options, end_ns, out, stats, &selection));
+    STACKREC_RETURN_IF_ERROR(Encode(profile, options, end_ns, out, stats, &selection));
     size = out->size() - start;
     if (size <= limit) {
       stats->samples_left_out = (n - keep) + profile.timed_count();
@@ -71,17 +80,19 @@ Status SerializeProfile(Profile& profile, const SerializeOptions& options,
                         int64_t end_ns, TableString* out, SerializationStats* stats,
                         OutputSizes* sizes) {
   if (sizes != nullptr) {
-    out->reserve(
-        std::min(sizes->Expected(options.compression), profile.options().max_output_bytes));
+    out->reserve(std::min(sizes->Expected(options.compression, options.format),
+                          profile.options().max_output_bytes));
   }
   *stats = SerializationStats();
   stats->samples_added = profile.samples_added();
   stats->samples_truncated = profile.samples_truncated();
   stats->samples_over_memory = profile.samples_over_memory();
   const int64_t start = MonotonicNanos();
-  const Status status = EncodePprofWithinLimit(profile, options, end_ns, out, &stats->encoded);
+  const Status status = EncodeWithinLimit(profile, options, end_ns, out, &stats->encoded);
   stats->encode_ns = MonotonicNanos() - start;
-  if (sizes != nullptr && status.ok()) sizes->Record(options.compression, out->size());
+  if (sizes != nullptr && status.ok()) {
+    sizes->Record(options.compression, out->size(), options.format);
+  }
   return status;
 }
 

@@ -50,7 +50,7 @@ ProfilePtr NewProfile() {
 }
 
 Profile SerializeAndDecode(stackrec_profile* p) {
-  const stackrec_serialize_options gzip{STACKREC_COMPRESSION_GZIP, 0};
+  const stackrec_serialize_options gzip{};  // gzip pprof
   stackrec_encoded* e = nullptr;
   REQUIRE(stackrec_profile_serialize(p, &gzip, &e) == STACKREC_OK);
   const Profile out = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));

@@ -476,7 +476,8 @@ TEST_CASE("an unknown compression or an out-of-range level is rejected") {
   auto expect = [](int compression, int level, const std::string& needle) {
     ExpectRejected(
         [&](stackrec_profile* p) {
-          stackrec_serialize_options o{static_cast<stackrec_compression>(compression), level};
+          stackrec_serialize_options o =
+              SerializeOptions(static_cast<stackrec_compression>(compression), level);
           stackrec_encoded* e = reinterpret_cast<stackrec_encoded*>(0x1);
           const stackrec_status st = stackrec_profile_serialize(p, &o, &e);
           CHECK(e == nullptr);

@@ -100,6 +100,7 @@ int stackrec_c_api_exercise(int compression, unsigned char **bytes,
     fail("stackrec_profile_add_endpoint_count", st);
     goto done;
   }
+  memset(&sopts, 0, sizeof(sopts));
   sopts.compression = (stackrec_compression)compression;
   sopts.level = 0;
   if ((st = stackrec_profile_serialize(profile, &sopts, &encoded)) != STACKREC_OK) {

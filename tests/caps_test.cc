@@ -298,7 +298,7 @@ TEST_CASE("an add that runs out of process memory fails with STACKREC_OUT_OF_MEM
     cap.rlim_cur = hard;
     if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(4);
     stackrec_encoded* out = nullptr;
-    const stackrec_serialize_options gzip = {STACKREC_COMPRESSION_GZIP, 0};
+    const stackrec_serialize_options gzip = SerializeOptions(STACKREC_COMPRESSION_GZIP);
     report.serialized = stackrec_profile_serialize(p, &gzip, &out);
     report.bytes = report.serialized == STACKREC_OK ? stackrec_encoded_size(out) : 0;
     bool sent = write(fds[1], &report, sizeof report) == static_cast<ssize_t>(sizeof report);

@@ -85,6 +85,13 @@ const std::map<std::string, size_t>& MemberOffsets() {
       STACKREC_MEMBER(stackrec_upscaling_rule, value_offsets_len),
       STACKREC_MEMBER(stackrec_upscaling_rule, label_key),
       STACKREC_MEMBER(stackrec_upscaling_rule, label_str),
+      STACKREC_MEMBER(stackrec_attribute, key),
+      STACKREC_MEMBER(stackrec_attribute, value),
+      STACKREC_MEMBER(stackrec_serialize_options, service_name),
+      STACKREC_MEMBER(stackrec_serialize_options, resource_attributes),
+      STACKREC_MEMBER(stackrec_serialize_options, resource_attributes_len),
+      STACKREC_MEMBER(stackrec_serialize_options, scope_name),
+      STACKREC_MEMBER(stackrec_serialize_options, scope_version),
   };
   return offsets;
 }
@@ -103,6 +110,7 @@ size_t ElementSize(const std::string& type) {
       {"stackrec_value_type", sizeof(stackrec_value_type)},
       {"stackrec_location", sizeof(stackrec_location)},
       {"stackrec_label", sizeof(stackrec_label)},
+      {"stackrec_attribute", sizeof(stackrec_attribute)},
       {"int64_t", sizeof(int64_t)},
       {"uint32_t", sizeof(uint32_t)},
       {"size_t", sizeof(size_t)},
@@ -147,6 +155,8 @@ struct Args {
   stackrec_mapping mapping{};
   stackrec_function function{};
   stackrec_str endpoint{};
+  std::vector<stackrec_attribute> attributes;
+  stackrec_serialize_options serialize{};
   ArrayArg array{};
   // Parameter name -> where it is.
   std::map<std::string, void*> roots;
@@ -234,6 +244,19 @@ void FillRule(Args* a) {
   a->roots["rule"] = &a->rule;
 }
 
+// OTLP with every field of the options set.
+void FillSerialize(Args* a) {
+  a->attributes = {{S("host.name"), S("web-1")}, {S("deployment.environment"), S("test")}};
+  a->serialize.compression = STACKREC_COMPRESSION_NONE;
+  a->serialize.format = STACKREC_FORMAT_OTLP;
+  a->serialize.service_name = S("checkout");
+  a->serialize.resource_attributes = a->attributes.data();
+  a->serialize.resource_attributes_len = a->attributes.size();
+  a->serialize.scope_name = S("profiler");
+  a->serialize.scope_version = S("2.1");
+  a->roots["opts"] = &a->serialize;
+}
+
 void FillArray(Args* a, const char* name, const void* ptr, size_t len) {
   a->array = ArrayArg{ptr, len};
   a->roots[name] = &a->array;
@@ -308,7 +331,7 @@ Target MakeTarget(On on) {
 // What a target holds: its profile as decoded (without the clock's two
 // fields), its endpoint counts, and the id its dictionary gives next.
 std::string Snapshot(Target& t) {
-  stackrec_serialize_options so{STACKREC_COMPRESSION_NONE, 0};
+  const stackrec_serialize_options so = SerializeOptions(STACKREC_COMPRESSION_NONE);
   stackrec_encoded* e = nullptr;
   Check(t.profile != nullptr ? stackrec_profile_serialize(t.profile.get(), &so, &e)
                              : stackrec_recorder_serialize(t.recorder.get(), &so, &e));
@@ -406,6 +429,24 @@ std::map<std::string, Driver> Drivers() {
   d["stackrec_recorder_add_upscaling_rule_sized"] = {
       On::kRecorder, rule, [](Target& t, Args& a) {
         return stackrec_recorder_add_upscaling_rule(t.recorder.get(), &a.rule);
+      }};
+  auto serialize = [](Args* a, const Target&) { FillSerialize(a); };
+  d["stackrec_profile_serialize_sized"] = {
+      On::kProfile, serialize, [](Target& t, Args& a) {
+        stackrec_encoded* out = nullptr;
+        const stackrec_status st = stackrec_profile_serialize(t.profile.get(), &a.serialize, &out);
+        if (st != STACKREC_OK) CHECK(out == nullptr);
+        stackrec_encoded_free(out);
+        return st;
+      }};
+  d["stackrec_recorder_serialize_sized"] = {
+      On::kRecorder, serialize, [](Target& t, Args& a) {
+        stackrec_encoded* out = nullptr;
+        const stackrec_status st =
+            stackrec_recorder_serialize(t.recorder.get(), &a.serialize, &out);
+        if (st != STACKREC_OK) CHECK(out == nullptr);
+        stackrec_encoded_free(out);
+        return st;
       }};
   auto mapping = [](Args* a, const Target&) {
     a->mapping = RichFrame().mapping;

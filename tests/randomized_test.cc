@@ -2,11 +2,14 @@
 // Copyright 2026 The stackrec Authors.
 //
 // 50,000 random samples against a reference model that is too simple to be
-// wrong: a std::map from (frames, labels) to summed values.
+// wrong: a std::map from (frames, labels) to summed values; and the OTLP of
+// the same profile against its pprof.
 #include <map>
 #include <random>
 
+#include "canonical.h"
 #include "catch2/catch.hpp"
+#include "otlp_decode.h"
 #include "test_support.h"
 
 using namespace stackrec_test;
@@ -129,5 +132,15 @@ TEST_CASE("50,000 random samples match a reference model exactly") {
     CHECK(got_aggregated == expected_aggregated);
     CHECK(got_timed.size() == expected_timed.size());
     CHECK(got_timed == expected_timed);
+  }
+
+  // The same profile as OTLP, converted back by the specification alone
+  // (otlp_decode.h): the pprof above, sample type by sample type, with the
+  // same stacks and lines, labels and timestamps.
+  const Profile pprof = Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE));
+  for (auto c : {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}) {
+    const OtlpRequest r = DecodeOtlp(Serialize(p.get(), SerializeOptions(c, 0, STACKREC_FORMAT_OTLP)));
+    CheckOtlpInvariants(r);
+    CHECK(Canonical(OtlpToPprof(r)) == Canonical(pprof));
   }
 }

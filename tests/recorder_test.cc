@@ -198,7 +198,7 @@ TEST_CASE("bad recorder input gets a status and a message, and recorded data sta
   expect(stackrec_recorder_serialize(nullptr, nullptr, &e), "recorder is NULL");
   CHECK(e == nullptr);
   expect(stackrec_recorder_serialize(r.get(), nullptr, nullptr), "out is NULL");
-  stackrec_serialize_options bad_level{STACKREC_COMPRESSION_ZSTD, 42};
+  const stackrec_serialize_options bad_level = SerializeOptions(STACKREC_COMPRESSION_ZSTD, 42);
   expect(stackrec_recorder_serialize(r.get(), &bad_level, &e), "opts.level is 42");
   expect(stackrec_recorder_reset_after_fork(nullptr), "recorder is NULL");
   stackrec_stats s;

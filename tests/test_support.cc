@@ -117,8 +117,20 @@ void Add(stackrec_profile* p, SampleBuilder& b) {
   REQUIRE(st == STACKREC_OK);
 }
 
+stackrec_serialize_options SerializeOptions(stackrec_compression c, int level,
+                                            stackrec_format format) {
+  stackrec_serialize_options o{};
+  o.compression = c;
+  o.level = level;
+  o.format = format;
+  return o;
+}
+
 std::string Serialize(stackrec_profile* p, stackrec_compression c, int level) {
-  stackrec_serialize_options o{c, level};
+  return Serialize(p, SerializeOptions(c, level));
+}
+
+std::string Serialize(stackrec_profile* p, const stackrec_serialize_options& o) {
   stackrec_encoded* e = nullptr;
   const stackrec_status st = stackrec_profile_serialize(p, &o, &e);
   INFO(stackrec_last_error());

@@ -76,10 +76,16 @@ class SampleBuilder {
 // Adds, failing the test with stackrec_last_error() on error.
 void Add(stackrec_profile* p, SampleBuilder& b);
 
+// Serialize options of a compression and level, the rest zero (pprof).
+stackrec_serialize_options SerializeOptions(stackrec_compression c, int level = 0,
+                                            stackrec_format format = STACKREC_FORMAT_PPROF);
+
 // Serializes and returns the bytes, failing the test on error.
 std::string Serialize(stackrec_profile* p,
                       stackrec_compression c = STACKREC_COMPRESSION_GZIP,
                       int level = 0);
+// The same with any options.
+std::string Serialize(stackrec_profile* p, const stackrec_serialize_options& o);
 inline Profile SerializeAndDecode(
     stackrec_profile* p, stackrec_compression c = STACKREC_COMPRESSION_GZIP) {
   Profile out = Decode(Serialize(p, c));

@@ -20,6 +20,7 @@
 
 #include "baseline.h"
 #include "catch2/catch.hpp"
+#include "otlp_decode.h"
 #include "pprof_summary.h"
 #include "test_support.h"
 #include "workload.h"
@@ -347,4 +348,67 @@ TEST_CASE("the baseline and stackrec write the same profile of a workload") {
   CHECK(a.endpoint_labels == w.distinct_keys_in_spans());
   CHECK(b.endpoint_labels == w.distinct_keys_in_spans());
   CHECK(a.digest == b.digest);
+}
+
+namespace {
+
+// A workload the benchmark measures, serialized as pprof and as OTLP: the
+// OTLP, converted back by the specification alone (otlp_decode.h), holds the
+// pprof's samples, sample type by sample type (values, stacks with their
+// lines, labels; pprof_summary.h's digest of every sample).
+void CheckOtlpOf(const WorkloadSpec& spec) {
+  {
+    INFO(spec.name);
+    const Workload w(spec);
+    stackrec_test::ProfilePtr profile =
+        stackrec_test::NewProfile(stackrec_bench::ProfileOptions());
+    stackrec_bench::SampleBuilder builder(w);
+    for (const Tick& t : w.ticks()) {
+      if ((t.flags & Tick::kSpanStarts) != 0) {
+        REQUIRE(stackrec_profile_set_endpoint(profile.get(), w.span_id(t.span),
+                                              stackrec_bench::Str(w.span_endpoint(t.span))) ==
+                STACKREC_OK);
+      }
+      const stackrec_sample& s = builder.Build(t);
+      if (stackrec_profile_add(profile.get(), &s) != STACKREC_OK) FAIL(stackrec_last_error());
+    }
+    const std::string pprof = stackrec_test::Serialize(profile.get(), STACKREC_COMPRESSION_ZSTD);
+    const std::string otlp = stackrec_test::Serialize(
+        profile.get(),
+        stackrec_test::SerializeOptions(STACKREC_COMPRESSION_ZSTD, 0, STACKREC_FORMAT_OTLP));
+    profile.reset();
+    std::string converted;
+    {
+      const stackrec_test::OtlpRequest r = stackrec_test::DecodeOtlp(otlp);
+      stackrec_test::CheckOtlpInvariants(r);
+      REQUIRE(r.resource_profiles(0).scope_profiles(0).profiles_size() ==
+              static_cast<int>(stackrec_bench::kSampleTypes));
+      converted = stackrec_test::OtlpToPprof(r).SerializeAsString();
+    }
+    const stackrec_bench::PprofSummary a = stackrec_bench::Summarize(
+        reinterpret_cast<const uint8_t*>(pprof.data()), pprof.size());
+    const stackrec_bench::PprofSummary b = stackrec_bench::Summarize(
+        reinterpret_cast<const uint8_t*>(converted.data()), converted.size());
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    CHECK(a.samples == w.distinct_keys());
+    CHECK(b.samples == a.samples);
+    CHECK(b.sample_types == a.sample_types);
+    for (size_t t = 0; t < stackrec_bench::kSampleTypes; ++t) {
+      CHECK(b.totals[t] == a.totals[t]);
+      CHECK(b.totals[t] == w.totals()[t]);
+    }
+    CHECK(b.endpoint_labels == a.endpoint_labels);
+    CHECK(b.digest == a.digest);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the OTLP of the typical workload converts back into its pprof") {
+  CheckOtlpOf(stackrec_bench::TypicalSpec());
+}
+
+TEST_CASE("the OTLP of the heavy workload converts back into its pprof") {
+  CheckOtlpOf(stackrec_bench::HeavySpec());
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
  * Copyright 2026 The stackrec Authors.
  *
- * stackrec: aggregate stack samples and encode them as pprof (profile.proto).
+ * stackrec: aggregate stack samples and encode them as pprof (profile.proto)
+ * or as OpenTelemetry profiles (OTLP).
  *
  * The contract, in the order a host runtime needs it:
  *
@@ -29,10 +30,11 @@
  *     one: any number of sampler threads may record into it while one
  *     serializer thread takes finished profiles, and samplers never wait
  *     for the serializer. The status and error calls are thread-safe.
- *  6. Format. The output is gzip-, zstd- or un-compressed pprof: string table
- *     entry 0 is "", ids start at 1, and only what the samples reference is
- *     written. See docs/format.md for the label conventions (end_timestamp_ns,
- *     local root span id, trace endpoint).
+ *  6. Format. The output is gzip-, zstd- or un-compressed pprof, or, when
+ *     the serialize options ask for it, OpenTelemetry profiles (OTLP): string
+ *     table entry 0 is "", ids start at 1, and only what the samples
+ *     reference is written. See docs/format.md for both and for the label
+ *     conventions (end_timestamp_ns, local root span id, trace endpoint).
  *  7. Versions and ABI. A host built against the header of a 1.x version
  *     runs, without recompiling, with every later 1.x library (SONAME
  *     libstackrec.so.1). The structs passed one at a time (options, samples,
@@ -47,7 +49,7 @@
  *     the library knows, else STACKREC_UNSUPPORTED; stats fields the library
  *     does not know are written as zero. The structs passed in arrays or
  *     inside others (stackrec_str, value_type, mapping, function, location,
- *     label, interned_location) never change within 1.x.
+ *     label, interned_location, attribute) never change within 1.x.
  *
  * Only <stdint.h>, <stddef.h> and <stdbool.h> are included; this header is
  * C99 and C++ clean.
@@ -116,7 +118,8 @@ STACKREC_API const char *stackrec_last_error(void);
  * - STACKREC_MAX_STACK_LEN: frames in one stack (sample.locations_len,
  *   location_ids_len); max_frames then cuts what is kept.
  * - STACKREC_MAX_ARRAY_LEN: elements of every other array (labels, values,
- *   sample types, comments, value offsets, live-heap types). */
+ *   sample types, comments, value offsets, live-heap types, resource
+ *   attributes). */
 #define STACKREC_MAX_STR_LEN ((size_t)1 << 24)
 #define STACKREC_MAX_STACK_LEN ((size_t)1 << 20)
 #define STACKREC_MAX_ARRAY_LEN ((size_t)1 << 16)
@@ -256,12 +259,51 @@ typedef enum stackrec_compression {
   STACKREC_COMPRESSION_ZSTD = 2
 } stackrec_compression;
 
-/* level 0 is the compression's default (gzip 1, as Go's runtime writes
- * pprof; zstd 1, its fastest, which on pprof's varints compresses about
- * as well as gzip 1 in half the time). Otherwise 1-9 for gzip and 1-19 for zstd; NONE takes 0. */
+/* What a serialization writes (docs/format.md describes both):
+ * - PPROF: a perftools.profiles.Profile (profile.proto), the default;
+ * - OTLP: an OpenTelemetry profiles request (opentelemetry-proto v1.11.0,
+ *   collector.profiles.v1development.ExportProfilesServiceRequest), the
+ *   body a collector takes at POST /v1development/profiles: one Profile
+ *   per enabled sample type, sharing one dictionary. */
+typedef enum stackrec_format {
+  STACKREC_FORMAT_PPROF = 0,
+  STACKREC_FORMAT_OTLP = 1
+} stackrec_format;
+
+/* A string attribute, e.g. {"host.name", "web-1"}. */
+typedef struct stackrec_attribute {
+  stackrec_str key;
+  stackrec_str value;
+} stackrec_attribute;
+
+/* How to serialize. Zero-initialise it (= {0}): gzip pprof.
+ * - compression, level: level 0 is the compression's default (gzip 1, as
+ *   Go's runtime writes pprof; zstd 1, its fastest, which on pprof's
+ *   varints compresses about as well as gzip 1 in half the time).
+ *   Otherwise 1-9 for gzip and 1-19 for zstd; NONE takes 0. Both formats
+ *   are compressed alike.
+ * - format: a stackrec_format.
+ * - The rest is written by OTLP only (and checked for either format):
+ *   - service_name: the resource's "service.name" attribute. {NULL, 0}:
+ *     the one in resource_attributes, else "unknown_service", as
+ *     OpenTelemetry SDKs write it.
+ *   - resource_attributes: more string attributes of the resource, in
+ *     order after service.name: keys non-empty and unique, and not
+ *     "service.name" when service_name is set.
+ *   - scope_name, scope_version: the instrumentation scope. {NULL, 0}:
+ *     "stackrec" at this library's version (STACKREC_VERSION_*); a
+ *     scope_version without a scope_name is refused.
+ *   Each string must be valid UTF-8. INVALID_ARGUMENT names the field,
+ *   e.g. "opts.resource_attributes[2].key is empty". */
 typedef struct stackrec_serialize_options {
   stackrec_compression compression;
   int level;
+  stackrec_format format;
+  stackrec_str service_name;
+  const stackrec_attribute *resource_attributes;
+  size_t resource_attributes_len;
+  stackrec_str scope_name;
+  stackrec_str scope_version;
 } stackrec_serialize_options;
 
 /* Upscaling: sampled values scaled up when a profile is serialized, to
@@ -305,7 +347,8 @@ typedef struct stackrec_upscaling_rule {
 
 typedef struct stackrec_profile stackrec_profile;
 
-/* An encoded pprof and the interval it covers. Owned by the caller. */
+/* An encoded profile (pprof or OTLP) and the interval it covers. Owned by
+ * the caller. */
 typedef struct stackrec_encoded stackrec_encoded;
 
 /* Creates an empty profile whose interval starts now. `opts` is borrowed.
@@ -359,8 +402,11 @@ static inline stackrec_status stackrec_profile_add_upscaling_rule(
 }
 
 /* Encodes everything added since creation or the last reset, without
- * resetting. `opts` NULL means gzip at the default level. The interval is
- * [start, now]: time_nanos = start, duration_nanos = now - start. */
+ * resetting, in opts->format. `opts` NULL means gzip pprof at the default
+ * level. The interval is [start, now]: time_nanos = start, duration_nanos =
+ * now - start (OTLP: each Profile's time_unix_nano and duration_nano).
+ * INVALID_ARGUMENT naming the field for bad options (see
+ * stackrec_serialize_options). */
 STACKREC_API stackrec_status stackrec_profile_serialize_sized(
     stackrec_profile *profile, const stackrec_serialize_options *opts,
     stackrec_encoded **out, size_t opts_size);
@@ -407,11 +453,14 @@ typedef struct stackrec_encode_stats {
   uint64_t samples_truncated;   /* of which with the stack cut to max_frames */
   uint64_t samples_over_memory; /* of which sent to "[stackrec: storage full]" */
   /* The output. */
-  uint64_t samples_written;   /* pprof Samples, pseudo-samples included */
+  uint64_t samples_written;   /* Samples, pseudo-samples included (OTLP: of
+                                 each Profile, a key's timestamped samples
+                                 counting as one) */
   uint64_t samples_left_out;  /* summed into "[stackrec: output limit]" */
   uint64_t locations_written, functions_written, mappings_written;
   uint64_t strings_written;   /* string_table entries, "" included */
-  uint64_t uncompressed_bytes; /* the pprof message before compression */
+  uint64_t uncompressed_bytes; /* the message (pprof, or the OTLP request)
+                                  before compression */
   uint64_t compressed_bytes;   /* stackrec_encoded_size() */
   int64_t encode_ns;           /* time spent encoding and compressing */
 } stackrec_encode_stats;
@@ -535,8 +584,9 @@ STACKREC_API stackrec_status stackrec_recorder_untrack(
     stackrec_recorder *recorder, uint64_t object_id);
 
 /* Flips the slots and returns the old slot's profile, covering
- * [previous flip or creation, this flip]. `opts` NULL means gzip at the
- * default level. STACKREC_BUSY if another serialize is running. If encoding
+ * [previous flip or creation, this flip], in opts->format. `opts` NULL
+ * means gzip pprof at the default level; bad options are refused before
+ * the flip. STACKREC_BUSY if another serialize is running. If encoding
  * fails, the old slot's samples are kept and come out in a later profile. */
 STACKREC_API stackrec_status stackrec_recorder_serialize_sized(
     stackrec_recorder *recorder, const stackrec_serialize_options *opts,
