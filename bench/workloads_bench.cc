@@ -9,7 +9,8 @@
 // The tables (the default):
 //
 //   build/release/bench/stackrec-bench-workloads [--reps=5] [--heavy-reps=3]
-//       [--scaling-reps=3] [--only=typical,heavy,depth,keys] [--no-verify]
+//       [--scaling-reps=3] [--format-reps=11]
+//       [--only=typical,heavy,depth,keys,formats] [--no-verify]
 //
 //   For each workload and implementation (stackrec_profile_*, the two-slot
 //   stackrec_recorder_*, the baseline):
@@ -30,6 +31,10 @@
 //   depths 8, 32, 128, 512 (typical's samples otherwise); serialize time and
 //   peak memory at 1,000 to 1,000,000 distinct keys (heavy's stacks, one
 //   sample per key).
+//   Then the formats table: one profile of each workload serialized as
+//   pprof and as OTLP (stackrec_serialize_options.format), gzip, zstd, none,
+//   the formats taking turns within one process, --format-reps times each;
+//   CPU ms (medians) and bytes, compressed and not.
 //   Every figure is the median of --reps runs (heavy: --heavy-reps, scaling:
 //   --scaling-reps), each in a fresh forked process; in each round the
 //   implementations take turns, with an untimed stackrec child between the
@@ -121,6 +126,7 @@
 
 #include "workload.h"
 #include "workloads_cases.h"
+#include "workloads_formats.h"
 #include "workloads_harness.h"
 #include "workloads_report.h"
 
@@ -131,8 +137,9 @@ struct Options {
   int reps = 5;
   int heavy_reps = 3;    // a heavy run takes ~55 s of CPU, most of it the baseline's
   int scaling_reps = 3;
+  int format_reps = 11;
   bool verify = true;
-  std::vector<std::string> only = {"typical", "heavy", "depth", "keys"};
+  std::vector<std::string> only = {"typical", "heavy", "depth", "keys", "formats"};
   bool Wants(const std::string& part) const {
     return std::find(only.begin(), only.end(), part) != only.end();
   }
@@ -278,6 +285,20 @@ bool RunKeyScaling(const Options& opt) {
   return ok;
 }
 
+// pprof and OTLP side by side, on both workloads.
+bool RunFormatTables(const Options& opt) {
+  std::printf("\n## formats: one profile encoded as pprof and as OTLP, at the same "
+              "compression (%d runs each, taking turns; medians, CPU time)\n\n",
+              opt.format_reps);
+  Table table(kFormatsHeader);
+  for (const WorkloadSpec& spec : {TypicalSpec(), HeavySpec()}) {
+    if (!RunFormats(spec, opt.format_reps, &table)) return false;
+    std::fprintf(stderr, "  formats: %s done\n", spec.name.c_str());
+  }
+  table.Print();
+  return true;
+}
+
 int RunTables(const Options& opt) {
   std::printf("# stackrec-bench-workloads\n\n");
   std::printf("machine: %u CPUs, load average %s at the start; a dependent load costs "
@@ -296,6 +317,7 @@ int RunTables(const Options& opt) {
   }
   if (opt.Wants("depth")) ok = RunDepthScaling(opt) && ok;
   if (opt.Wants("keys")) ok = RunKeyScaling(opt) && ok;
+  if (opt.Wants("formats")) ok = RunFormatTables(opt) && ok;
   if (!g_peak_reset_ok) {
     std::printf("\nwarning: /proc/self/clear_refs could not reset VmHWM; memory "
                 "figures rely on the child's peak starting at its RSS after fork\n");
@@ -325,6 +347,8 @@ bool ParseFlags(int argc, char** argv, Options* opt, bool* gbench, std::vector<c
     } else if (const char* v = value("--scaling-reps=")) {
       opt->scaling_reps = std::max(1, std::atoi(v));
       scaling_reps_set = true;
+    } else if (const char* v = value("--format-reps=")) {
+      opt->format_reps = std::max(1, std::atoi(v));
     } else if (const char* v = value("--only=")) {
       opt->only.clear();
       std::string list = v;
@@ -358,8 +382,8 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = {argv[0]};
   if (!ParseFlags(argc, argv, &opt, &gbench, &rest)) {
     std::fprintf(stderr,
-                 "usage: %s [--reps=N] [--heavy-reps=N] [--scaling-reps=N]\n"
-                 "          [--only=typical,heavy,depth,keys] "
+                 "usage: %s [--reps=N] [--heavy-reps=N] [--scaling-reps=N] [--format-reps=N]\n"
+                 "          [--only=typical,heavy,depth,keys,formats] "
                  "[--no-verify]\n       %s --gbench [--benchmark_...]\n",
                  argv[0], argv[0]);
     return 2;

@@ -42,9 +42,9 @@ const char* IdModeKey(IdMode mode) {
 
 namespace {
 
-const stackrec_serialize_options kGzip = {STACKREC_COMPRESSION_GZIP, 0};
-const stackrec_serialize_options kZstd = {STACKREC_COMPRESSION_ZSTD, 0};
-const stackrec_serialize_options kNone = {STACKREC_COMPRESSION_NONE, 0};
+const stackrec_serialize_options kGzip = SerializeWith(STACKREC_COMPRESSION_GZIP);
+const stackrec_serialize_options kZstd = SerializeWith(STACKREC_COMPRESSION_ZSTD);
+const stackrec_serialize_options kNone = SerializeWith(STACKREC_COMPRESSION_NONE);
 
 bool IsEmpty(const stackrec_mapping& m) {
   return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&

@@ -130,7 +130,7 @@ void BM_Serialize(benchmark::State& state, const char* workload, Impl impl,
         return state.SkipWithError(stackrec_last_error());
       }
     }
-    const stackrec_serialize_options o = {compression, 0};
+    const stackrec_serialize_options o = SerializeWith(compression);
     for (auto _ : state) {
       stackrec_encoded* out = nullptr;
       if (stackrec_profile_serialize(p, &o, &out) != STACKREC_OK) {
@@ -172,7 +172,8 @@ void BM_SerializeKeys(benchmark::State& state) {
     }
     stackrec_profile_add(p, &builder.Build(t));
   }
-  const stackrec_serialize_options o = {static_cast<stackrec_compression>(state.range(1)), 0};
+  const stackrec_serialize_options o =
+      SerializeWith(static_cast<stackrec_compression>(state.range(1)));
   uint64_t bytes = 0;
   for (auto _ : state) {
     stackrec_encoded* out = nullptr;

@@ -285,6 +285,15 @@ bool TimedSerialize(Serialize&& serialize, double* ms, uint64_t* bytes,
   return true;
 }
 
+// Serialize options of a compression (at its default level) and a format.
+inline stackrec_serialize_options SerializeWith(stackrec_compression compression,
+                                                stackrec_format format = STACKREC_FORMAT_PPROF) {
+  stackrec_serialize_options o{};
+  o.compression = compression;
+  o.format = format;
+  return o;
+}
+
 // The first two outputs parked, decompressed and summarized into m.summary.
 void SummarizeParked(Parking& parking, Measurement& m);
 

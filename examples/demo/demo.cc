@@ -8,14 +8,19 @@
 //     (rails_workload.h: 8 Puma threads, 10 endpoints, stacks 8 to 128 frames
 //     deep) with stackrec_profile_add, and each request's endpoint with
 //     stackrec_profile_set_endpoint, checking every status.
-//  2. Serializes the profile as gzip pprof and writes it to argv[1].
+//  2. Serializes the profile as gzip pprof and writes it to the output path
+//     (demo.pb.gz by default); with --format otlp, as an uncompressed
+//     OpenTelemetry profiles request (demo.otlp.pb), the body a collector
+//     takes at POST /v1development/profiles.
 //  3. Reads that file back, gunzips it, parses it with the classes generated
 //     from src/profile.proto, and prints the top functions by cpu-time and by
-//     wall-time, as `go tool pprof -top` would.
+//     wall-time, as `go tool pprof -top` would (OTLP: parses it with the
+//     classes generated from tests/otlp/, otlp_readback.h).
 //  4. Exits non-zero unless the file holds exactly what was recorded: the
-//     totals of each sample type, one pprof sample per distinct (stack,
-//     labels), each request's trace endpoint. The CTest
-//     demo_writes_a_decodable_profile relies on this.
+//     totals of each sample type, one sample per distinct (stack, labels),
+//     each request's trace endpoint. The CTests
+//     demo_writes_a_decodable_profile and demo_writes_a_decodable_otlp_request
+//     rely on this.
 #include <zlib.h>
 
 #include <algorithm>
@@ -32,6 +37,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "otlp_readback.h"
 #include "profile.pb.h"
 #include "rails_workload.h"
 #include "stackrec/stackrec.h"
@@ -49,6 +55,7 @@ using demo::kSampleTypes;
 constexpr uint64_t kSeed = 20260101;
 constexpr int kThreads = 8;
 constexpr int64_t kSamples = 100000;
+constexpr const char* kServiceName = "stackrec-demo";
 
 // ---- Small helpers ---------------------------------------------------------
 
@@ -413,15 +420,55 @@ bool Verify(const pprof::Profile& p, const Recorded& rec) {
   return ok;
 }
 
+
+// --format otlp: the file as OTLP, read back and checked (otlp_readback.h).
+int FinishOtlp(const std::string& path, const Recorded& rec, size_t file_size,
+               double record_ms, double serialize_ms) {
+  const std::string raw = ReadFile(path);
+  std::printf("stackrec-demo: a Rails app on %d Puma threads, %zu endpoints, %s requests\n",
+              kThreads, rec.endpoints, Group(rec.requests).c_str());
+  std::printf("\nChecks against what was recorded\n");
+  demo::OtlpExpected expected{kSampleTypeNames,
+                              rec.totals,
+                              kSampleTypes,
+                              rec.keys.size(),
+                              &rec.endpoint_of_span,
+                              kServiceName};
+  int64_t samples = 0;
+  const bool ok = demo::VerifyOtlp(raw, expected, &samples);
+  std::printf("\nsamples     %s recorded, %s distinct (stack, labels) in each profile\n",
+              Group(rec.samples).c_str(), Group(samples).c_str());
+  std::printf("file        %s: %s bytes of OTLP (uncompressed protobuf)\n", path.c_str(),
+              Group(static_cast<int64_t>(file_size)).c_str());
+  std::printf("time        record %.0f ms, serialize %.0f ms\n", record_ms, serialize_ms);
+  std::printf(
+      "\nSend it to an OpenTelemetry collector (OTLP/HTTP, profiles enabled) with:\n"
+      "  curl -X POST -H 'Content-Type: application/x-protobuf' \\\n"
+      "       --data-binary @%s http://localhost:4318/v1development/profiles\n",
+      ShellQuote(path).c_str());
+  if (!ok) {
+    std::fprintf(stderr, "stackrec-demo: %s does not hold what was recorded\n", path.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
-  if (argc > 2) {
-    std::fprintf(stderr, "usage: %s [output.pb.gz]\n", argv[0]);
+  bool otlp = false;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() >= 2 && args[0] == "--format" && (args[1] == "pprof" || args[1] == "otlp")) {
+    otlp = args[1] == "otlp";
+    args.erase(args.begin(), args.begin() + 2);
+  }
+  if (args.size() > 1 || (!args.empty() && args[0].rfind("--", 0) == 0)) {
+    std::fprintf(stderr, "usage: %s [--format pprof|otlp] [output]\n", argv[0]);
     return 2;
   }
-  const std::string path = argc == 2 ? argv[1] : "demo.pb.gz";
+  const std::string path =
+      !args.empty() ? args[0] : (otlp ? "demo.otlp.pb" : "demo.pb.gz");
   if (stackrec_version_number() != STACKREC_VERSION_NUMBER) {
     Fail("libstackrec is version " + std::to_string(stackrec_version_number()) +
          ", this demo was built against " +
@@ -437,6 +484,12 @@ int main(int argc, char** argv) {
   const Clock::time_point serialize_start = Clock::now();
   stackrec_serialize_options opts = {};
   opts.compression = STACKREC_COMPRESSION_GZIP;
+  if (otlp) {
+    // OTLP/HTTP takes the protobuf as it is (or with Content-Encoding: gzip).
+    opts.compression = STACKREC_COMPRESSION_NONE;
+    opts.format = STACKREC_FORMAT_OTLP;
+    opts.service_name = Str(kServiceName);
+  }
   stackrec_encoded* encoded = nullptr;
   Check(stackrec_profile_serialize(profile, &opts, &encoded),
         "stackrec_profile_serialize");
@@ -445,6 +498,7 @@ int main(int argc, char** argv) {
   WriteFile(path, stackrec_encoded_data(encoded), file_size);
   stackrec_encoded_free(encoded);
   stackrec_profile_free(profile);
+  if (otlp) return FinishOtlp(path, rec, file_size, record_ms, serialize_ms);
 
   // Read the file back, as any pprof consumer would.
   const Clock::time_point decode_start = Clock::now();

@@ -97,9 +97,19 @@ int main(void) {
   FIELD(stackrec_profile_options, live_heap_types_len);
   FIELD(stackrec_profile_options, max_tracked_objects);
 
+  STRUCT(stackrec_attribute);
+  FIELD(stackrec_attribute, key);
+  FIELD(stackrec_attribute, value);
+
   STRUCT(stackrec_serialize_options);
   FIELD(stackrec_serialize_options, compression);
   FIELD(stackrec_serialize_options, level);
+  FIELD(stackrec_serialize_options, format);
+  FIELD(stackrec_serialize_options, service_name);
+  FIELD(stackrec_serialize_options, resource_attributes);
+  FIELD(stackrec_serialize_options, resource_attributes_len);
+  FIELD(stackrec_serialize_options, scope_name);
+  FIELD(stackrec_serialize_options, scope_version);
 
   STRUCT(stackrec_stats);
   FIELD(stackrec_stats, last_samples_recorded);

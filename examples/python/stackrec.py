@@ -103,8 +103,16 @@ class _ProfileOptions(ctypes.Structure):
                 ("max_tracked_objects", c_size_t)]
 
 
+class _Attribute(ctypes.Structure):
+    _fields_ = [("key", _Str), ("value", _Str)]
+
+
 class _SerializeOptions(ctypes.Structure):
-    _fields_ = [("compression", ctypes.c_int), ("level", ctypes.c_int)]
+    _fields_ = [("compression", ctypes.c_int), ("level", ctypes.c_int), ("format", ctypes.c_int),
+                ("service_name", _Str),
+                ("resource_attributes", ctypes.POINTER(_Attribute)),
+                ("resource_attributes_len", c_size_t),
+                ("scope_name", _Str), ("scope_version", _Str)]
 
 
 class _Stats(ctypes.Structure):
@@ -236,6 +244,7 @@ def _int(value, what, low=-2**63, high=2**63 - 1):
 
 
 COMPRESSIONS = {"gzip": 0, "none": 1, "zstd": 2}
+FORMATS = {"pprof": 0, "otlp": 1}
 
 
 def version_number():
@@ -398,13 +407,18 @@ class Recorder:
         span = _int(local_root_span_id, "local_root_span_id", 0, 2**64 - 1)
         _check(_recorder_record_endpoint(self._live_handle(), span, _str(endpoint, "endpoint")))
 
-    def serialize(self, compression="gzip", level=0):
+    def serialize(self, compression="gzip", level=0, format="pprof", service_name=""):
         """Everything recorded since the previous serialize (or creation),
-        as (start_ns, end_ns, pprof bytes); raises BusyError if another
-        thread is serializing."""
+        as (start_ns, end_ns, bytes): pprof, or with format="otlp" an
+        OpenTelemetry profiles request naming service_name; raises BusyError
+        if another thread is serializing."""
         if compression not in COMPRESSIONS:
             raise ValueError(f"compression must be one of {sorted(COMPRESSIONS)}, not {compression!r}")
-        options = _SerializeOptions(COMPRESSIONS[compression], _int(level, "level"))
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {sorted(FORMATS)}, not {format!r}")
+        name = _str(service_name, "service_name")
+        options = _SerializeOptions(COMPRESSIONS[compression], _int(level, "level"), FORMATS[format],
+                                    name)
         encoded = _encoded_p()
         _check(_recorder_serialize(self._live_handle(), ctypes.byref(options), ctypes.byref(encoded)))
         try:

@@ -71,6 +71,7 @@ class LayoutTest(unittest.TestCase):
         "stackrec_interned_location": stackrec._InternedLocation,
         "stackrec_id_sample": stackrec._IdSample,
         "stackrec_profile_options": stackrec._ProfileOptions,
+        "stackrec_attribute": stackrec._Attribute,
         "stackrec_serialize_options": stackrec._SerializeOptions,
         "stackrec_stats": stackrec._Stats,
     }
@@ -124,6 +125,14 @@ class RecorderTest(unittest.TestCase):
         self.recorder.record(USERS_SHOW, [1, 1, 1])
         _, _, pprof = self.recorder.serialize(compression="none")
         self.assertEqual(1, len(Decoded(pprof, compressed=False).samples))
+
+    def test_otlp_output_names_its_service(self):
+        self.recorder.record(USERS_SHOW, [1, 1, 1])
+        _, _, otlp = self.recorder.serialize(compression="none", format="otlp", service_name="py-app")
+        self.assertIn(b"service.name", otlp)
+        self.assertIn(b"py-app", otlp)
+        with self.assertRaises(ValueError):
+            self.recorder.serialize(format="jfr")
 
     def test_tracked_objects_come_out_until_untracked(self):
         heap_types = [("heap-live-samples", "count"), ("heap-live-size", "bytes")]

@@ -1774,11 +1774,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // state costs more than the rest of a typical input, and the codecs
       // have tests of their own.
       const uint8_t compression = in.Byte() % 8;
-      const stackrec_serialize_options so{
-          compression == 0   ? STACKREC_COMPRESSION_GZIP
-          : compression == 1 ? STACKREC_COMPRESSION_ZSTD
-                             : STACKREC_COMPRESSION_NONE,
-          0};
+      stackrec_serialize_options so{};
+      so.compression = compression == 0   ? STACKREC_COMPRESSION_GZIP
+                       : compression == 1 ? STACKREC_COMPRESSION_ZSTD
+                                          : STACKREC_COMPRESSION_NONE;
       stackrec_encoded* e = nullptr;
       if (op == 2) {
         const stackrec_status st = Counted(kProfileSerialize, stackrec_profile_serialize(profile, &so, &e));
