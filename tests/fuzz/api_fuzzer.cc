@@ -20,6 +20,9 @@
 //    add_upscaling_rule, proportional and Poisson, by label or not, whose
 //    scaled values the model computes; serialize (a recorder's flips) with
 //    each compression; reset;
+//  - a profile's serialize as OTLP beside its pprof: the request parses,
+//    every index in it is in range, and each Profile's values sum to its
+//    sample type's in the pprof (see CheckOtlp);
 //  - the pre-interned path: intern_mapping / intern_function /
 //    intern_location / intern_stack / intern_labels, add_ids / record_ids
 //    by stack id or location ids, labels as they are or by label-set id,
@@ -69,6 +72,7 @@
 #include <unistd.h>
 
 #include "decompress.h"
+#include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 #include "profile.pb.h"
 #include "stackrec/stackrec.h"
 
@@ -622,6 +626,109 @@ void CheckEndpointCounts(const stackrec_encoded* e, const std::map<std::string, 
 // `loose`: the output may have been cut to max_output_bytes, so its samples
 // need only be some of the model's, plus at most one "[stackrec: output
 // limit]" pseudo-sample.
+// The OTLP request `otlp` of the profile whose pprof is `pprof`, both
+// complete (nothing left out by the output limit): it parses, every index
+// it holds is in its table's range, entry 0 of each table is the zero
+// value, and Profile i's values sum to sample type i's in the pprof.
+// What the values are attached to is the equivalence tests' to check
+// (tests/otlp_format_test.cc); here the point is any input's bytes.
+void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
+  namespace collector = opentelemetry::proto::collector::profiles::v1development;
+  std::string raw, pprof_raw;
+  if (!stackrec_test::DecompressAny(
+          std::string(reinterpret_cast<const char*>(stackrec_encoded_data(otlp)),
+                      stackrec_encoded_size(otlp)),
+          &raw) ||
+      !stackrec_test::DecompressAny(
+          std::string(reinterpret_cast<const char*>(stackrec_encoded_data(pprof)),
+                      stackrec_encoded_size(pprof)),
+          &pprof_raw)) {
+    Fail("output does not decompress");
+  }
+  collector::ExportProfilesServiceRequest r;
+  perftools::profiles::Profile p;
+  if (!r.ParseFromString(raw) || !p.ParseFromString(pprof_raw)) Fail("output does not parse");
+  stackrec_encode_stats stats{};
+  if (Counted(kEncodedStats, stackrec_encoded_stats(otlp, &stats)) != STACKREC_OK ||
+      stats.uncompressed_bytes != raw.size() ||
+      stats.compressed_bytes != stackrec_encoded_size(otlp)) {
+    Fail("OTLP: encoded_stats disagree with the output");
+  }
+  if (r.resource_profiles_size() != 1 || r.resource_profiles(0).scope_profiles_size() != 1) {
+    Fail("OTLP: not one resource with one scope");
+  }
+  const auto& d = r.dictionary();
+  auto in_range = [](int64_t i, int size) { return i >= 0 && i < size; };
+  if (d.string_table_size() == 0 || !d.string_table(0).empty() || d.stack_table_size() == 0 ||
+      d.stack_table(0).ByteSizeLong() != 0 || d.location_table_size() == 0 ||
+      d.location_table(0).ByteSizeLong() != 0 || d.function_table_size() == 0 ||
+      d.function_table(0).ByteSizeLong() != 0 || d.mapping_table_size() == 0 ||
+      d.mapping_table(0).ByteSizeLong() != 0 || d.attribute_table_size() == 0 ||
+      d.attribute_table(0).ByteSizeLong() != 0) {
+    Fail("OTLP: a dictionary table lacks its zero entry 0");
+  }
+  const int strings = d.string_table_size();
+  for (const auto& f : d.function_table()) {
+    if (!in_range(f.name_strindex(), strings) || !in_range(f.system_name_strindex(), strings) ||
+        !in_range(f.filename_strindex(), strings)) {
+      Fail("OTLP: a function's string index is out of range");
+    }
+  }
+  for (const auto& m : d.mapping_table()) {
+    if (!in_range(m.filename_strindex(), strings)) Fail("OTLP: a mapping's filename is out of range");
+    for (int32_t a : m.attribute_indices()) {
+      if (!in_range(a, d.attribute_table_size())) Fail("OTLP: a mapping attribute is out of range");
+    }
+  }
+  for (const auto& l : d.location_table()) {
+    if (!in_range(l.mapping_index(), d.mapping_table_size())) {
+      Fail("OTLP: a location's mapping is out of range");
+    }
+    for (const auto& line : l.lines()) {
+      if (!in_range(line.function_index(), d.function_table_size())) {
+        Fail("OTLP: a line's function is out of range");
+      }
+    }
+  }
+  for (const auto& s : d.stack_table()) {
+    for (int32_t i : s.location_indices()) {
+      if (!in_range(i, d.location_table_size())) Fail("OTLP: a stack's location is out of range");
+    }
+  }
+  for (const auto& a : d.attribute_table()) {
+    if (!in_range(a.key_strindex(), strings) || !in_range(a.unit_strindex(), strings)) {
+      Fail("OTLP: an attribute's key or unit is out of range");
+    }
+  }
+  const auto& profiles = r.resource_profiles(0).scope_profiles(0).profiles();
+  if (profiles.size() != p.sample_type_size()) Fail("OTLP: not one Profile per sample type");
+  for (int t = 0; t < profiles.size(); ++t) {
+    const auto& prof = profiles[t];
+    if (!in_range(prof.sample_type().type_strindex(), strings) ||
+        !in_range(prof.sample_type().unit_strindex(), strings) ||
+        d.string_table(prof.sample_type().type_strindex()) !=
+            p.string_table(static_cast<int>(p.sample_type(t).type())) ||
+        d.string_table(prof.sample_type().unit_strindex()) !=
+            p.string_table(static_cast<int>(p.sample_type(t).unit()))) {
+      Fail("OTLP: a Profile's sample type differs from the pprof's");
+    }
+    // Sums modulo 2^64: both formats write the same int64 values.
+    uint64_t otlp_sum = 0, pprof_sum = 0;
+    for (const auto& s : prof.samples()) {
+      if (!in_range(s.stack_index(), d.stack_table_size())) Fail("OTLP: a sample's stack is out of range");
+      for (int32_t a : s.attribute_indices()) {
+        if (!in_range(a, d.attribute_table_size())) Fail("OTLP: a sample attribute is out of range");
+      }
+      if (s.timestamps_unix_nano_size() != 0 && s.timestamps_unix_nano_size() != s.values_size()) {
+        Fail("OTLP: a sample's timestamps and values differ in count");
+      }
+      for (int64_t v : s.values()) otlp_sum += static_cast<uint64_t>(v);
+    }
+    for (const auto& s : p.sample()) pprof_sum += static_cast<uint64_t>(s.value(t));
+    if (otlp_sum != pprof_sum) Fail("OTLP: a Profile's values do not sum to the pprof's");
+  }
+}
+
 void CheckOutput(const stackrec_encoded* e, const Model& m,
                  const std::map<uint64_t, std::string>& endpoints, const RulesModel& rules,
                  const OptionsIn& o, bool loose) {
@@ -1773,7 +1880,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Mostly uncompressed: creating a compressor's and a decompressor's
       // state costs more than the rest of a typical input, and the codecs
       // have tests of their own.
-      const uint8_t compression = in.Byte() % 8;
+      const uint8_t choice = in.Byte();
+      const uint8_t compression = choice % 8;
+      const bool also_otlp = (choice & 8) != 0;
       stackrec_serialize_options so{};
       so.compression = compression == 0   ? STACKREC_COMPRESSION_GZIP
                        : compression == 1 ? STACKREC_COMPRESSION_ZSTD
@@ -1788,6 +1897,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         CheckOutput(e, profile_model, profile_model.endpoints, profile_rules, o, small_output);
         CheckEndpointCounts(e, profile_model.endpoint_counts);
+        if (also_otlp) {
+          stackrec_serialize_options otlp_so = so;
+          otlp_so.format = STACKREC_FORMAT_OTLP;
+          stackrec_encoded* otlp = nullptr;
+          const stackrec_status otlp_st =
+              Counted(kProfileSerialize, stackrec_profile_serialize(profile, &otlp_so, &otlp));
+          stackrec_encode_stats pprof_stats{}, otlp_stats{};
+          if (otlp_st == STACKREC_LIMIT_EXCEEDED && small_output) {
+            // The request's own bytes, not the pprof's, count against the limit.
+          } else if (otlp_st != STACKREC_OK) {
+            Fail("serialize as OTLP failed");
+          } else if (stackrec_encoded_stats(e, &pprof_stats) == STACKREC_OK &&
+                     stackrec_encoded_stats(otlp, &otlp_stats) == STACKREC_OK &&
+                     pprof_stats.samples_left_out == 0 && otlp_stats.samples_left_out == 0) {
+            CheckOtlp(otlp, e);
+          }
+          stackrec_encoded_free(otlp);
+        }
       } else {
         if (Counted(kRecorderSerialize, stackrec_recorder_serialize(recorder, &so, &e)) !=
             STACKREC_OK) {
