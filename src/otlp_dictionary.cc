@@ -21,11 +21,6 @@ using wire::WriteVarintField;
 constexpr size_t kTraceIdBytes = 16, kSpanIdBytes = 8;
 constexpr size_t kZeroLinkSize = (2 + kTraceIdBytes) + (2 + kSpanIdBytes);
 
-void WriteString(CodedOutputStream* out, uint32_t field, absl::string_view s) {
-  WriteLenHeader(out, field, s.size());
-  out->WriteRaw(s.data(), static_cast<int>(s.size()));
-}
-
 }  // namespace
 
 OtlpDictionary::OtlpDictionary(const Profile& p, const SampleSelection* selection)
@@ -234,7 +229,7 @@ size_t OtlpDictionary::StackBytes(uint32_t stack) const {
 void OtlpDictionary::WriteAnyValue(CodedOutputStream* out, const Attribute& a) const {
   switch (a.kind) {
     case Kind::kString:
-      WriteString(out, otlp::kAnyValueString, p_.strings().Get(a.str));
+      wire::WriteBytesField(out, otlp::kAnyValueString, p_.strings().Get(a.str));
       return;
     case Kind::kInt:
       out->WriteTag(wire::Tag(otlp::kAnyValueInt, wire::kVarint));
@@ -249,7 +244,7 @@ void OtlpDictionary::WriteAnyValue(CodedOutputStream* out, const Attribute& a) c
       for (StringId id : p_.comment_ids()) {
         const absl::string_view s = p_.strings().Get(id);
         WriteLenHeader(out, otlp::kArrayValueValues, LenFieldSize(s.size()));
-        WriteString(out, otlp::kAnyValueString, s);
+        wire::WriteBytesField(out, otlp::kAnyValueString, s);
       }
       return;
     }
@@ -303,14 +298,14 @@ void OtlpDictionary::Write(CodedOutputStream* out) const {
 
   WriteLenHeader(out, otlp::kDictionaryLinks, kZeroLinkSize);
   const char zeros[kTraceIdBytes] = {};
-  WriteString(out, otlp::kLinkTraceId, absl::string_view(zeros, kTraceIdBytes));
-  WriteString(out, otlp::kLinkSpanId, absl::string_view(zeros, kSpanIdBytes));
+  wire::WriteBytesField(out, otlp::kLinkTraceId, absl::string_view(zeros, kTraceIdBytes));
+  wire::WriteBytesField(out, otlp::kLinkSpanId, absl::string_view(zeros, kSpanIdBytes));
 
   WriteLenHeader(out, otlp::kDictionaryStrings, 0);
   for (uint32_t id : plan_.strings().order()) {
-    WriteString(out, otlp::kDictionaryStrings, p_.strings().Get(id));
+    wire::WriteBytesField(out, otlp::kDictionaryStrings, p_.strings().Get(id));
   }
-  for (absl::string_view s : extra_) WriteString(out, otlp::kDictionaryStrings, s);
+  for (absl::string_view s : extra_) wire::WriteBytesField(out, otlp::kDictionaryStrings, s);
 
   WriteLenHeader(out, otlp::kDictionaryAttributes, 0);
   for (const Attribute& a : attributes_) {

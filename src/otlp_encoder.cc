@@ -28,11 +28,6 @@ using wire::WriteVarintField;
 
 using KeyValues = std::vector<std::pair<absl::string_view, absl::string_view>>;
 
-void WriteString(CodedOutputStream* out, uint32_t field, absl::string_view s) {
-  WriteLenHeader(out, field, s.size());
-  out->WriteRaw(s.data(), static_cast<int>(s.size()));
-}
-
 // A common.v1.KeyValue of a string value, its key inline (a resource's and
 // a scope's attributes are not in the dictionary).
 size_t KeyValueSize(absl::string_view key, absl::string_view value) {
@@ -42,11 +37,11 @@ size_t KeyValueSize(absl::string_view key, absl::string_view value) {
 void WriteKeyValue(CodedOutputStream* out, uint32_t field, absl::string_view key,
                    absl::string_view value) {
   WriteLenHeader(out, field, KeyValueSize(key, value));
-  WriteString(out, otlp::kKeyValueKey, key);
+  wire::WriteBytesField(out, otlp::kKeyValueKey, key);
   // The value's string is written even when empty: an AnyValue without it
   // would be no value at all.
   WriteLenHeader(out, otlp::kKeyValueValue, LenFieldSize(value.size()));
-  WriteString(out, otlp::kAnyValueString, value);
+  wire::WriteBytesField(out, otlp::kAnyValueString, value);
 }
 
 class Encoder {
@@ -325,8 +320,8 @@ void Encoder::Write(CodedOutputStream* out) const {
   }
   WriteLenHeader(out, otlp::kResourceProfilesScopeProfiles, ScopeProfilesSize());
   WriteLenHeader(out, otlp::kScopeProfilesScope, ScopeSize());
-  WriteString(out, otlp::kScopeName, scope_name_);
-  if (!scope_version_.empty()) WriteString(out, otlp::kScopeVersion, scope_version_);
+  wire::WriteBytesField(out, otlp::kScopeName, scope_name_);
+  if (!scope_version_.empty()) wire::WriteBytesField(out, otlp::kScopeVersion, scope_version_);
   if (p_.default_sample_type_id() != 0) {
     WriteKeyValue(out, otlp::kScopeAttributes, kDefaultSampleTypeKey,
                   p_.strings().Get(p_.default_sample_type_id()));

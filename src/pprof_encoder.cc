@@ -344,9 +344,7 @@ void Encoder::Write(CodedOutputStream* out) const {
   // output-index order.
   WriteLenHeader(out, field::kProfileStringTable, 0);
   for (uint32_t id : strings_.order()) {
-    const absl::string_view s = p_.strings().Get(id);
-    WriteLenHeader(out, field::kProfileStringTable, s.size());
-    out->WriteRaw(s.data(), static_cast<int>(s.size()));
+    wire::WriteBytesField(out, field::kProfileStringTable, p_.strings().Get(id));
   }
   WriteVarintField(out, field::kProfileDropFrames, strings_[p_.drop_frames_id()]);
   WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.keep_frames_id()]);

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace stackrec {
@@ -44,6 +45,13 @@ inline void WriteLenHeader(CodedOutputStream* out, uint32_t field, size_t payloa
 // The same, into a buffer known to have room: for samples, the bulk of the
 // output, where CodedOutputStream's bounds check at every field would cost
 // more than the writing.
+// A length-delimited field of raw bytes. Empty bytes may come with a null
+// pointer, which WriteRaw must not be given.
+inline void WriteBytesField(CodedOutputStream* out, uint32_t field, absl::string_view bytes) {
+  WriteLenHeader(out, field, bytes.size());
+  if (!bytes.empty()) out->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+}
+
 inline uint8_t* PutVarintField(uint8_t* dst, uint32_t field, uint64_t v) {
   if (v == 0) return dst;
   *dst++ = static_cast<uint8_t>(Tag(field, kVarint));

@@ -347,6 +347,36 @@ TEST_CASE("each Profile has the interval, period and pprof's profile-wide fields
         Strings{"pprof.scope.default_sample_type=wall-time"});
 }
 
+// An empty string is written as an empty field (under UBSan, a null
+// pointer given to the stream's copy would fail this).
+TEST_CASE("an empty comment is an empty string in the comments' array") {
+  Options o;
+  const stackrec_str comments[] = {S(""), S("after")};
+  o.opts.comments = comments;
+  o.opts.comments_len = 2;
+  auto p = NewProfile(o.opts);
+  SampleBuilder b;
+  b.Frame("main").Values({1, 1, 1});
+  Add(p.get(), b);
+  stackrec_encoded* e = nullptr;
+  const stackrec_serialize_options so = Otlp();
+  REQUIRE(stackrec_profile_serialize(p.get(), &so, &e) == STACKREC_OK);
+  EncodedPtr owned(e);
+  const OtlpRequest r = DecodeOtlp(std::string(
+      reinterpret_cast<const char*>(stackrec_encoded_data(e)), stackrec_encoded_size(e)));
+  CheckOtlpInvariants(r);
+  for (const otlp::Profile& prof : Scope(r).profiles()) {
+    REQUIRE(prof.attribute_indices_size() == 1);
+    const otlp::KeyValueAndUnit& comment = r.dictionary().attribute_table(prof.attribute_indices(0));
+    CHECK(OStr(r, comment.key_strindex()) == "pprof.profile.comment");
+    REQUIRE(comment.value().array_value().values_size() == 2);
+    CHECK(comment.value().array_value().values(0).value_case() ==
+          opentelemetry::proto::common::v1::AnyValue::kStringValue);
+    CHECK(comment.value().array_value().values(0).string_value().empty());
+    CHECK(comment.value().array_value().values(1).string_value() == "after");
+  }
+}
+
 TEST_CASE("the resource names the service, the scope is stackrec at its version") {
   auto p = NewProfile();
   SampleBuilder b;
