@@ -272,6 +272,21 @@ std::unique_ptr<CompressingOutput> CompressingOutput::Create(
   return std::unique_ptr<CompressingOutput>(new CompressingOutput(std::move(codec)));
 }
 
+Status WriteCompressed(const SerializeOptions& options, TableString* out,
+                       absl::FunctionRef<void(google::protobuf::io::CodedOutputStream*)> write,
+                       uint64_t* uncompressed_bytes) {
+  const std::unique_ptr<CompressingOutput> sink = CompressingOutput::Create(options, out);
+  {
+    // Destroyed before Finish: it hands back what it did not fill.
+    google::protobuf::io::CodedOutputStream coded(sink.get());
+    write(&coded);
+    coded.Trim();
+    if (coded.HadError()) return sink->Finish();
+  }
+  *uncompressed_bytes = static_cast<uint64_t>(sink->ByteCount());
+  return sink->Finish();
+}
+
 CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec)
     : codec_(std::move(codec)),
       buffer_(new char[kFirstBufferBytes]),

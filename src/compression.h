@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "otlp_options.h"
 #include "status.h"
@@ -76,6 +78,14 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
   bool started_ = false;  // Codec::Start has run
   Status status_;         // the first failure; Next fails after it
 };
+
+// Writes a message through write(coded) into a compressor that appends to
+// *out: the whole encoding of either format. *uncompressed_bytes is how
+// much write wrote; the status is the stream's or the compressor's first
+// failure.
+Status WriteCompressed(const SerializeOptions& options, TableString* out,
+                       absl::FunctionRef<void(google::protobuf::io::CodedOutputStream*)> write,
+                       uint64_t* uncompressed_bytes);
 
 }  // namespace stackrec
 

@@ -3,7 +3,6 @@
 #include "pprof_encoder.h"
 
 #include <cstring>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -374,16 +373,12 @@ Status EncodePprof(const Profile& profile, const SerializeOptions& options,
                    const SampleSelection* selection) {
   Encoder encoder(profile, end_ns, selection);
   encoder.MarkAll();
-  const std::unique_ptr<CompressingOutput> sink = CompressingOutput::Create(options, out);
-  {
-    CodedOutputStream coded(sink.get());
-    encoder.Write(&coded);
-    coded.Trim();
-    if (coded.HadError()) return sink->Finish();
-  }
+  uint64_t uncompressed_bytes = 0;
+  const Status status = WriteCompressed(
+      options, out, [&](CodedOutputStream* coded) { encoder.Write(coded); }, &uncompressed_bytes);
   encoder.Count(stats);
-  stats->uncompressed_bytes = static_cast<uint64_t>(sink->ByteCount());
-  return sink->Finish();
+  stats->uncompressed_bytes = uncompressed_bytes;
+  return status;
 }
 
 }  // namespace stackrec
