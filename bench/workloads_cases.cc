@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pprof_summary.h"
+#include "workload_interning.h"
 #include "stackrec/stackrec.h"
 
 namespace stackrec_bench {
@@ -45,68 +46,6 @@ namespace {
 const stackrec_serialize_options kGzip = SerializeWith(STACKREC_COMPRESSION_GZIP);
 const stackrec_serialize_options kZstd = SerializeWith(STACKREC_COMPRESSION_ZSTD);
 const stackrec_serialize_options kNone = SerializeWith(STACKREC_COMPRESSION_NONE);
-
-bool IsEmpty(const stackrec_mapping& m) {
-  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
-         m.filename.len == 0 && m.build_id.len == 0;
-}
-bool IsEmpty(const stackrec_function& f) {
-  return f.name.len == 0 && f.system_name.len == 0 && f.filename.len == 0 && f.start_line == 0;
-}
-
-// The workload's mappings, functions, locations, stacks and label sets
-// interned into one profile or recorder, as a runtime does once ahead of
-// sampling: the ids of every location (by index), stack, thread's label set
-// outside requests and span's label set. Interning an equal function again
-// returns its id, so each location's function is simply interned.
-struct Interned {
-  std::vector<uint32_t> location_ids, stack_ids;
-  LabelSetIds label_sets;
-};
-
-template <typename Mapping, typename Function, typename Location, typename Stack,
-          typename Labels>
-bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
-                    Function&& intern_function, Location&& intern_location,
-                    Stack&& intern_stack, Labels&& intern_labels) {
-  out->location_ids.reserve(w.locations().size());
-  for (const stackrec_location& loc : w.locations()) {
-    stackrec_interned_location l = {};
-    if (!IsEmpty(loc.mapping) && intern_mapping(&loc.mapping, &l.mapping_id) != STACKREC_OK) {
-      return false;
-    }
-    if (!IsEmpty(loc.function) &&
-        intern_function(&loc.function, &l.function_id) != STACKREC_OK) {
-      return false;
-    }
-    l.address = loc.address;
-    l.line = loc.line;
-    l.inlined = loc.inlined;
-    uint32_t id = 0;
-    if (intern_location(&l, &id) != STACKREC_OK) return false;
-    out->location_ids.push_back(id);
-  }
-  std::vector<uint32_t> ids(w.max_depth());
-  out->stack_ids.reserve(w.stacks());
-  for (size_t s = 0; s < w.stacks(); ++s) {
-    const uint32_t* index = w.frames(s);
-    for (uint32_t i = 0; i < w.depth(s); ++i) ids[i] = out->location_ids[index[i]];
-    uint32_t id = 0;
-    if (intern_stack(ids.data(), size_t{w.depth(s)}, &id) != STACKREC_OK) return false;
-    out->stack_ids.push_back(id);
-  }
-  // The label sets the ticks use (a sampler interns its thread's once, and
-  // a request's when it starts).
-  LabelSetIds& sets = out->label_sets;
-  stackrec_label labels[3] = {};
-  for (const Tick& tick : w.ticks()) {
-    uint32_t& id = tick.span == Tick::kNoSpan ? sets.thread[tick.thread] : sets.span[tick.span];
-    if (id != 0) continue;
-    const size_t n = FillLabels(w, tick, labels);
-    if (intern_labels(labels, n, &id) != STACKREC_OK) return false;
-  }
-  return true;
-}
 
 // The workload interned into the profile `p` or, if it is null, the
 // recorder `r`.

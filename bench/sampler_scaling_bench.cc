@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Sampler scaling: how fast N sampler threads record one workload's samples
+// into one recorder, against one sampler recording the same samples.
+//
+// A run records the workload's ticks `passes` times over: the ticks are cut
+// into N contiguous shares, and each of N threads records its share, by
+// string frames or by pre-interned stack and label-set ids, into a fresh
+// recorder. The run's time is wall time from the moment the threads are
+// released together to the moment the last one is done: what a runtime
+// whose threads all sample at once waits for. Beside it, the CPU time each
+// sampler spent, per record. With --flip-ms, a serializer thread flips the
+// recorder every so many milliseconds while the samplers run, as a
+// profiler's uploader does; its outputs are kept and, after the run,
+// decoded: the sums of every sample type over all of a run's outputs must
+// be exactly `passes` times the workload's, or the run fails.
+//
+// `passes` is chosen per path and serializer setting so that one sampler
+// takes about --seconds (with a serializer, at least five flip intervals):
+// long enough that the threads' start and end do not count.
+//
+//   build/release/bench/stackrec-bench-sampler-scaling [--workload=typical|heavy]
+//       [--runs=5] [--seconds=1] [--flip-ms=1000] [--max-samplers=N]
+//
+// Without --max-samplers, 1, 2, 4 and 8 samplers, as far as the machine has
+// CPUs. Exits 1 if a run fails.
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pprof_summary.h"
+#include "stackrec/stackrec.h"
+#include "stackrec_str.h"
+#include "workload.h"
+#include "workload_interning.h"
+
+namespace {
+
+using stackrec_bench::IdSampleBuilder;
+using stackrec_bench::Interned;
+using stackrec_bench::SampleBuilder;
+using stackrec_bench::Tick;
+using stackrec_bench::Workload;
+using Clock = std::chrono::steady_clock;
+
+enum class Path { kStrings, kIds };
+
+struct Flags {
+  std::string workload = "typical";
+  int runs = 5;
+  double seconds = 1.0;
+  int flip_ms = 1000;
+  int max_samplers = 0;  // 0: up to 8, as far as the machine has CPUs
+};
+
+double ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double MsBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+struct RunResult {
+  bool ok = false;
+  std::string error;
+  double wall_ms = 0;
+  double cpu_ns_per_record = 0;
+  uint64_t flips = 0;
+};
+
+// Records ticks [begin, end) `passes` times; returns false on a failed call.
+template <typename Record>
+bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t end, int passes,
+                 Record&& record) {
+  for (int pass = 0; pass < passes; ++pass) {
+    for (size_t i = begin; i < end; ++i) {
+      const Tick& tick = w.ticks()[i];
+      if ((tick.flags & Tick::kSpanStarts) &&
+          stackrec_recorder_record_endpoint(r, w.span_id(tick.span),
+                                            stackrec_bench::Str(w.span_endpoint(tick.span))) !=
+              STACKREC_OK) {
+        return false;
+      }
+      if (!record(tick)) return false;
+    }
+  }
+  return true;
+}
+
+bool InternIntoRecorder(stackrec_recorder* r, const Workload& w, Interned* out) {
+  return stackrec_bench::InternWorkload(
+      w, out,
+      [r](const stackrec_mapping* x, uint32_t* id) {
+        return stackrec_recorder_intern_mapping(r, x, id);
+      },
+      [r](const stackrec_function* x, uint32_t* id) {
+        return stackrec_recorder_intern_function(r, x, id);
+      },
+      [r](const stackrec_interned_location* x, uint32_t* id) {
+        return stackrec_recorder_intern_location(r, x, id);
+      },
+      [r](const uint32_t* x, size_t n, uint32_t* id) {
+        return stackrec_recorder_intern_stack(r, x, n, id);
+      },
+      [r](const stackrec_label* x, size_t n, uint32_t* id) {
+        return stackrec_recorder_intern_labels(r, x, n, id);
+      });
+}
+
+RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int flip_ms) {
+  RunResult result;
+  const stackrec_profile_options opts = stackrec_bench::ProfileOptions();
+  stackrec_recorder* r = nullptr;
+  if (stackrec_recorder_new(&opts, &r) != STACKREC_OK) {
+    result.error = std::string("recorder_new: ") + stackrec_last_error();
+    return result;
+  }
+  Interned interned;
+  if (path == Path::kIds && !InternIntoRecorder(r, w, &interned)) {
+    result.error = std::string("interning: ") + stackrec_last_error();
+    stackrec_recorder_free(r);
+    return result;
+  }
+
+  const size_t ticks = w.ticks().size();
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false}, failed{false};
+  std::atomic<int> running{samplers};
+  std::vector<double> cpu_ns(static_cast<size_t>(samplers), 0);
+  std::vector<Clock::time_point> done(static_cast<size_t>(samplers));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < samplers; ++t) {
+    threads.emplace_back([&, t] {
+      const size_t begin = ticks * static_cast<size_t>(t) / static_cast<size_t>(samplers);
+      const size_t end = ticks * static_cast<size_t>(t + 1) / static_cast<size_t>(samplers);
+      SampleBuilder strings(w);
+      IdSampleBuilder ids(w, interned.stack_ids, interned.location_ids, false,
+                          &interned.label_sets);
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) {
+      }
+      const double cpu_start = ThreadCpuNs();
+      const bool ok =
+          path == Path::kStrings
+              ? RecordShare(r, w, begin, end, passes,
+                            [&](const Tick& tick) {
+                              return stackrec_recorder_record(r, &strings.Build(tick)) ==
+                                     STACKREC_OK;
+                            })
+              : RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+                  return stackrec_recorder_record_ids(r, &ids.Build(tick)) == STACKREC_OK;
+                });
+      cpu_ns[static_cast<size_t>(t)] = ThreadCpuNs() - cpu_start;
+      done[static_cast<size_t>(t)] = Clock::now();
+      if (!ok) failed.store(true);
+      running.fetch_sub(1, std::memory_order_release);
+    });
+  }
+
+  std::vector<stackrec_encoded*> outputs;
+  bool serialize_failed = false;
+  auto flip = [&] {
+    stackrec_encoded* e = nullptr;
+    if (stackrec_recorder_serialize(r, nullptr, &e) != STACKREC_OK) {
+      serialize_failed = true;
+      return;
+    }
+    outputs.push_back(e);
+  };
+  while (ready.load() < samplers) {
+  }
+  const Clock::time_point start = Clock::now();
+  go.store(true, std::memory_order_release);
+  if (flip_ms > 0) {
+    Clock::time_point next_flip = start + std::chrono::milliseconds(flip_ms);
+    while (running.load(std::memory_order_acquire) > 0) {
+      if (Clock::now() >= next_flip) {
+        flip();
+        ++result.flips;
+        next_flip += std::chrono::milliseconds(flip_ms);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  const Clock::time_point end = *std::max_element(done.begin(), done.end());
+  flip();  // what the last interval recorded
+
+  // Nothing lost: every output's sums add up to the passes' sums.
+  int64_t totals[stackrec_bench::kSampleTypes] = {};
+  for (stackrec_encoded* e : outputs) {
+    const stackrec_bench::PprofSummary s =
+        stackrec_bench::Summarize(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    if (!s.ok) {
+      result.error = std::string("an output: ") + s.error;
+    }
+    for (size_t i = 0; i < stackrec_bench::kSampleTypes; ++i) totals[i] += s.totals[i];
+    stackrec_encoded_free(e);
+  }
+  stackrec_recorder_free(r);
+  if (failed.load()) result.error = "a record failed";
+  if (serialize_failed) result.error = "a serialize failed";
+  for (size_t i = 0; i < stackrec_bench::kSampleTypes && result.error.empty(); ++i) {
+    if (totals[i] != w.totals()[i] * passes) {
+      result.error = std::string("the sums of ") + stackrec_bench::kSampleTypeNames[i][0] +
+                     " are " + std::to_string(totals[i]) + ", not " +
+                     std::to_string(w.totals()[i] * passes);
+    }
+  }
+  if (!result.error.empty()) return result;
+  double cpu = 0;
+  for (double c : cpu_ns) cpu += c;
+  result.ok = true;
+  result.wall_ms = MsBetween(start, end);
+  result.cpu_ns_per_record = cpu / (static_cast<double>(ticks) * passes);
+  return result;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool ParseFlags(int argc, char** argv, Flags* f) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* name, std::string* out) {
+      const std::string prefix = std::string(name) + "=";
+      if (a.rfind(prefix, 0) != 0) return false;
+      *out = a.substr(prefix.size());
+      return true;
+    };
+    std::string v;
+    if (value("--workload", &v) && (v == "typical" || v == "heavy")) {
+      f->workload = v;
+    } else if (value("--runs", &v) && std::atoi(v.c_str()) > 0) {
+      f->runs = std::atoi(v.c_str());
+    } else if (value("--seconds", &v) && std::atof(v.c_str()) > 0) {
+      f->seconds = std::atof(v.c_str());
+    } else if (value("--flip-ms", &v) && std::atoi(v.c_str()) > 0) {
+      f->flip_ms = std::atoi(v.c_str());
+    } else if (value("--max-samplers", &v) && std::atoi(v.c_str()) > 0) {
+      f->max_samplers = std::atoi(v.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--workload=typical|heavy] [--runs=N] [--seconds=S] "
+                   "[--flip-ms=MS] [--max-samplers=N]\n",
+                   argv[0]);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (!ParseFlags(argc, argv, &flags)) return 2;
+  const Workload w(flags.workload == "heavy" ? stackrec_bench::HeavySpec()
+                                             : stackrec_bench::TypicalSpec());
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> counts;
+  for (int n : {1, 2, 4, 8}) {
+    if (n <= (flags.max_samplers > 0 ? flags.max_samplers : std::min(cpus, 8))) counts.push_back(n);
+  }
+
+  std::printf("# stackrec-bench-sampler-scaling\n\n");
+  std::printf("%s workload: %s\n", flags.workload.c_str(), w.Describe().c_str());
+  std::printf("%d CPUs; medians of %d runs; a serializer, where there is one, flips every %d ms\n\n",
+              cpus, flags.runs, flags.flip_ms);
+  std::printf("| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record | flips |\n");
+  std::printf("|------|------------|----------|---------|---------|-------------|---------|---------------|-------|\n");
+  bool all_ok = true;
+  for (Path path : {Path::kStrings, Path::kIds}) {
+    for (int flip_ms : {0, flags.flip_ms}) {
+      // One sampler, one pass, to size the runs.
+      const RunResult probe = RunOnce(w, path, 1, 1, 0);
+      if (!probe.ok) {
+        std::fprintf(stderr, "sizing run failed: %s\n", probe.error.c_str());
+        return 1;
+      }
+      const double target_ms = std::max(flags.seconds * 1000.0, flip_ms * 5.0);
+      const int passes = std::max(1, static_cast<int>(std::ceil(target_ms / probe.wall_ms)));
+      double one_wall = 0;
+      for (int n : counts) {
+        std::vector<double> wall, cpu, flips;
+        for (int run = 0; run < flags.runs; ++run) {
+          const RunResult res = RunOnce(w, path, n, passes, flip_ms);
+          if (!res.ok) {
+            std::fprintf(stderr, "%d samplers: %s\n", n, res.error.c_str());
+            all_ok = false;
+            break;
+          }
+          wall.push_back(res.wall_ms);
+          cpu.push_back(res.cpu_ns_per_record);
+          flips.push_back(static_cast<double>(res.flips));
+        }
+        if (wall.size() != static_cast<size_t>(flags.runs)) continue;
+        const double median_wall = Median(wall);
+        if (n == 1) one_wall = median_wall;
+        const double records = static_cast<double>(w.ticks().size()) * passes;
+        std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f |\n",
+                    path == Path::kStrings ? "strings" : "ids",
+                    flip_ms == 0 ? "none" : "flips", n, records, median_wall,
+                    records / median_wall / 1000.0, one_wall > 0 ? one_wall / median_wall : 0.0,
+                    Median(cpu), Median(flips));
+        std::fflush(stdout);
+      }
+    }
+  }
+  return all_ok ? 0 : 1;
+}
