@@ -101,26 +101,6 @@ bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t e
   return true;
 }
 
-bool InternIntoRecorder(stackrec_recorder* r, const Workload& w, Interned* out) {
-  return stackrec_bench::InternWorkload(
-      w, out,
-      [r](const stackrec_mapping* x, uint32_t* id) {
-        return stackrec_recorder_intern_mapping(r, x, id);
-      },
-      [r](const stackrec_function* x, uint32_t* id) {
-        return stackrec_recorder_intern_function(r, x, id);
-      },
-      [r](const stackrec_interned_location* x, uint32_t* id) {
-        return stackrec_recorder_intern_location(r, x, id);
-      },
-      [r](const uint32_t* x, size_t n, uint32_t* id) {
-        return stackrec_recorder_intern_stack(r, x, n, id);
-      },
-      [r](const stackrec_label* x, size_t n, uint32_t* id) {
-        return stackrec_recorder_intern_labels(r, x, n, id);
-      });
-}
-
 RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int flip_ms) {
   RunResult result;
   const stackrec_profile_options opts = stackrec_bench::ProfileOptions();
@@ -130,7 +110,7 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
     return result;
   }
   Interned interned;
-  if (path == Path::kIds && !InternIntoRecorder(r, w, &interned)) {
+  if (path == Path::kIds && !stackrec_bench::InternInto(nullptr, r, w, &interned)) {
     result.error = std::string("interning: ") + stackrec_last_error();
     stackrec_recorder_free(r);
     return result;

@@ -47,47 +47,6 @@ const stackrec_serialize_options kGzip = SerializeWith(STACKREC_COMPRESSION_GZIP
 const stackrec_serialize_options kZstd = SerializeWith(STACKREC_COMPRESSION_ZSTD);
 const stackrec_serialize_options kNone = SerializeWith(STACKREC_COMPRESSION_NONE);
 
-// The workload interned into the profile `p` or, if it is null, the
-// recorder `r`.
-bool InternInto(stackrec_profile* p, stackrec_recorder* r, const Workload& w,
-                Interned* interned) {
-  return p != nullptr
-             ? InternWorkload(
-                   w, interned,
-                   [p](const stackrec_mapping* x, uint32_t* id) {
-                     return stackrec_profile_intern_mapping(p, x, id);
-                   },
-                   [p](const stackrec_function* x, uint32_t* id) {
-                     return stackrec_profile_intern_function(p, x, id);
-                   },
-                   [p](const stackrec_interned_location* x, uint32_t* id) {
-                     return stackrec_profile_intern_location(p, x, id);
-                   },
-                   [p](const uint32_t* x, size_t n, uint32_t* id) {
-                     return stackrec_profile_intern_stack(p, x, n, id);
-                   },
-                   [p](const stackrec_label* x, size_t n, uint32_t* id) {
-                     return stackrec_profile_intern_labels(p, x, n, id);
-                   })
-             : InternWorkload(
-                   w, interned,
-                   [r](const stackrec_mapping* x, uint32_t* id) {
-                     return stackrec_recorder_intern_mapping(r, x, id);
-                   },
-                   [r](const stackrec_function* x, uint32_t* id) {
-                     return stackrec_recorder_intern_function(r, x, id);
-                   },
-                   [r](const stackrec_interned_location* x, uint32_t* id) {
-                     return stackrec_recorder_intern_location(r, x, id);
-                   },
-                   [r](const uint32_t* x, size_t n, uint32_t* id) {
-                     return stackrec_recorder_intern_stack(r, x, n, id);
-                   },
-                   [r](const stackrec_label* x, size_t n, uint32_t* id) {
-                     return stackrec_recorder_intern_labels(r, x, n, id);
-                   });
-}
-
 // Every tick added by id into the profile `p` or, if it is null, the
 // recorder `r`, each call timed as TimedAdds times the string path.
 AddTiming TimedIdAdds(stackrec_profile* p, stackrec_recorder* r, const Workload& w,

@@ -2,9 +2,9 @@
 // Copyright 2026 The stackrec Authors.
 //
 // A workload interned ahead of sampling, as a runtime interns its code once
-// and then records by id. The interning calls are the caller's (a
-// profile's or a recorder's), so this library still calls no stackrec
-// function itself.
+// and then records by id. Header-only: the interning calls are compiled
+// into each benchmark, which links a stackrec library, so the workloads
+// library itself still calls no stackrec function.
 #ifndef STACKREC_WORKLOADS_WORKLOAD_INTERNING_H_
 #define STACKREC_WORKLOADS_WORKLOAD_INTERNING_H_
 
@@ -77,6 +77,48 @@ bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
     if (intern_labels(labels, n, &id) != STACKREC_OK) return false;
   }
   return true;
+}
+
+
+// The workload interned into the profile `p` or, if it is null, the
+// recorder `r`.
+inline bool InternInto(stackrec_profile* p, stackrec_recorder* r, const Workload& w,
+                Interned* interned) {
+  return p != nullptr
+             ? InternWorkload(
+                   w, interned,
+                   [p](const stackrec_mapping* x, uint32_t* id) {
+                     return stackrec_profile_intern_mapping(p, x, id);
+                   },
+                   [p](const stackrec_function* x, uint32_t* id) {
+                     return stackrec_profile_intern_function(p, x, id);
+                   },
+                   [p](const stackrec_interned_location* x, uint32_t* id) {
+                     return stackrec_profile_intern_location(p, x, id);
+                   },
+                   [p](const uint32_t* x, size_t n, uint32_t* id) {
+                     return stackrec_profile_intern_stack(p, x, n, id);
+                   },
+                   [p](const stackrec_label* x, size_t n, uint32_t* id) {
+                     return stackrec_profile_intern_labels(p, x, n, id);
+                   })
+             : InternWorkload(
+                   w, interned,
+                   [r](const stackrec_mapping* x, uint32_t* id) {
+                     return stackrec_recorder_intern_mapping(r, x, id);
+                   },
+                   [r](const stackrec_function* x, uint32_t* id) {
+                     return stackrec_recorder_intern_function(r, x, id);
+                   },
+                   [r](const stackrec_interned_location* x, uint32_t* id) {
+                     return stackrec_recorder_intern_location(r, x, id);
+                   },
+                   [r](const uint32_t* x, size_t n, uint32_t* id) {
+                     return stackrec_recorder_intern_stack(r, x, n, id);
+                   },
+                   [r](const stackrec_label* x, size_t n, uint32_t* id) {
+                     return stackrec_recorder_intern_labels(r, x, n, id);
+                   });
 }
 
 }  // namespace stackrec_bench
