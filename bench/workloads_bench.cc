@@ -12,6 +12,10 @@
 //       [--scaling-reps=3] [--format-reps=11]
 //       [--only=typical,heavy,depth,keys,formats] [--no-verify]
 //
+//   --only also takes typical_sys and heavy_sys, not run by default: the
+//   same workloads with every function's system name set to its name
+//   (WithSystemNames in bench/workloads/workload.h), three strings a frame.
+//
 //   For each workload and implementation (stackrec_profile_*, the two-slot
 //   stackrec_recorder_*, the baseline):
 //     add        ns per sample of the add/record call, string frames;
@@ -104,7 +108,9 @@
 //    (bench/workloads/pprof_summary.h); the run fails unless every output holds the
 //    workload's distinct keys and value totals, and all of them the same
 //    content (an order-independent digest of frames, labels and values);
-//    the id path's profiles (the recorder's first fill) are among them.
+//    the id path's profiles (the recorder's first fill) are among them;
+//    and that every function written has a system name, its name, in the
+//    _sys workloads, and none in the others.
 //
 // The program's parts: this file holds the flags and the runs of each table
 // (which children run, in which order, how many times);
@@ -315,6 +321,15 @@ int RunTables(const Options& opt) {
   if (opt.Wants("heavy")) {
     ok = RunWorkload(HeavySpec(), opt.heavy_reps, opt, {700, 1000, 53, 300, 120, 150}) && ok;
   }
+  // The same with system names (WithSystemNames): only when asked for.
+  if (opt.Wants("typical_sys")) {
+    ok = RunWorkload(WithSystemNames(TypicalSpec()), opt.reps, opt,
+                     {500, 120, 5.6, 40, 20, 80}) && ok;
+  }
+  if (opt.Wants("heavy_sys")) {
+    ok = RunWorkload(WithSystemNames(HeavySpec()), opt.heavy_reps, opt,
+                     {700, 1000, 53, 300, 120, 150}) && ok;
+  }
   if (opt.Wants("depth")) ok = RunDepthScaling(opt) && ok;
   if (opt.Wants("keys")) ok = RunKeyScaling(opt) && ok;
   if (opt.Wants("formats")) ok = RunFormatTables(opt) && ok;
@@ -383,7 +398,7 @@ int main(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &opt, &gbench, &rest)) {
     std::fprintf(stderr,
                  "usage: %s [--reps=N] [--heavy-reps=N] [--scaling-reps=N] [--format-reps=N]\n"
-                 "          [--only=typical,heavy,depth,keys,formats] "
+                 "          [--only=typical,heavy,depth,keys,formats,typical_sys,heavy_sys] "
                  "[--no-verify]\n       %s --gbench [--benchmark_...]\n",
                  argv[0], argv[0]);
     return 2;

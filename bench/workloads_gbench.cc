@@ -4,6 +4,8 @@
 // stackrec-bench-workloads --gbench: the measurements of the tables as
 // Google Benchmark cases, in this process, with no memory figures; and
 // BM_AddKnown, the workload added a second time into the same profile.
+// The workloads typical_sys and heavy_sys are typical and heavy with every
+// function's system name set (WithSystemNames), for the string path's rows.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -24,8 +26,11 @@ const Workload& Get(const WorkloadSpec& spec) {
   return *w;
 }
 
+// "typical", "heavy", or either with "_sys" (WithSystemNames).
 WorkloadSpec SpecNamed(const std::string& name) {
-  return name == "heavy" ? HeavySpec() : TypicalSpec();
+  const bool sys = name.size() > 4 && name.compare(name.size() - 4, 4, "_sys") == 0;
+  const WorkloadSpec spec = name.compare(0, 5, "heavy") == 0 ? HeavySpec() : TypicalSpec();
+  return sys ? WithSystemNames(spec) : spec;
 }
 
 // One iteration adds the whole workload into a fresh profile, recorder or
@@ -195,8 +200,12 @@ void BM_SerializeKeys(benchmark::State& state) {
 }  // namespace
 
 void RegisterBenchmarks() {
-  for (const char* workload : {"typical", "heavy"}) {
+  for (const char* workload : {"typical", "heavy", "typical_sys", "heavy_sys"}) {
+    // With system names (WithSystemNames), the string path's rows alone:
+    // the id path and serializing read no frame strings per sample.
+    const bool sys = std::string(workload).find("_sys") != std::string::npos;
     for (Impl impl : kImpls) {
+      if (sys && impl == Impl::kBaseline) continue;
       const std::string impl_name = impl == Impl::kProfile    ? "profile"
                                     : impl == Impl::kRecorder ? "recorder"
                                                               : "baseline";
@@ -216,6 +225,7 @@ void RegisterBenchmarks() {
         ->Repetitions(5)
         ->ReportAggregatesOnly(true)
         ->Unit(benchmark::kMillisecond);
+    if (sys) continue;
     for (Impl impl : {Impl::kProfile, Impl::kRecorder}) {
       for (IdMode mode : kIdModes) {
         const std::string name = std::string("BM_AddIds/") + workload + "/" +

@@ -46,7 +46,7 @@ std::string Range(const std::vector<double>& v, int decimals) {
 bool Verify(const Workload& w, const std::vector<std::pair<std::string, PprofSummary>>& outputs,
             std::string* report) {
   bool ok = true;
-  char buf[512];
+  char buf[768];
   std::string problems;
   const PprofSummary* first = nullptr;
   for (const auto& [name, s] : outputs) {
@@ -73,6 +73,14 @@ bool Verify(const Workload& w, const std::vector<std::pair<std::string, PprofSum
       fail(std::to_string(s.endpoint_labels) + " samples with a trace endpoint, expected " +
            std::to_string(w.distinct_keys_in_spans()));
     }
+    // Every function's system name is its name, or none has one.
+    const uint64_t with = w.spec().system_names ? s.functions : 0;
+    if (s.functions == 0 || s.functions_with_system_name != with ||
+        s.system_names_not_name != 0) {
+      fail(std::to_string(s.functions_with_system_name) + " of " + std::to_string(s.functions) +
+           " functions with a system name, expected " + std::to_string(with) + "; " +
+           std::to_string(s.system_names_not_name) + " of them not the function's name");
+    }
     if (first == nullptr) {
       first = &s;
     } else if (s.digest != first->digest) {
@@ -85,13 +93,16 @@ bool Verify(const Workload& w, const std::vector<std::pair<std::string, PprofSum
     std::snprintf(buf, sizeof buf,
                   "verified: %s decode to %s samples, totals cpu-time %s ns, "
                   "cpu-samples %s, wall-time %s ns, alloc-samples %s (= the workload's), "
-                  "%s with an endpoint, equal content (digest %016" PRIx64 ")",
+                  "%s with an endpoint, %s functions (%s with a system name), "
+                  "equal content (digest %016" PRIx64 ")",
                   names.c_str(), Thousands(static_cast<double>(first->samples)).c_str(),
                   Thousands(static_cast<double>(first->totals[0])).c_str(),
                   Thousands(static_cast<double>(first->totals[1])).c_str(),
                   Thousands(static_cast<double>(first->totals[2])).c_str(),
                   Thousands(static_cast<double>(first->totals[3])).c_str(),
                   Thousands(static_cast<double>(first->endpoint_labels)).c_str(),
+                  Thousands(static_cast<double>(first->functions)).c_str(),
+                  Thousands(static_cast<double>(first->functions_with_system_name)).c_str(),
                   first->digest);
     *report = buf;
   } else {

@@ -299,12 +299,34 @@ TEST_CASE("a workload is a function of its spec: the same seed gives the same ti
   CHECK_FALSE(SameTicks(a, c));
 }
 
-TEST_CASE("the baseline and stackrec write the same profile of a workload") {
+TEST_CASE("with system names a workload has the same ticks and stacks, each function's system name its name") {
   WorkloadSpec spec = stackrec_bench::TypicalSpec();
-  spec.name = "small";
-  spec.stacks = 400;
   spec.samples = 20000;
-  spec.seed = 7;
+  const Workload a(spec), b(stackrec_bench::WithSystemNames(spec));
+  CHECK(b.spec().name == "typical_sys");
+  CHECK(SameTicks(a, b));
+  REQUIRE(a.stacks() == b.stacks());
+  for (size_t s = 0; s < a.stacks(); ++s) {
+    REQUIRE(a.depth(s) == b.depth(s));
+    CHECK(std::equal(a.frames(s), a.frames(s) + a.depth(s), b.frames(s)));
+  }
+  REQUIRE(a.locations().size() == b.locations().size());
+  for (size_t i = 0; i < a.locations().size(); ++i) {
+    const stackrec_location& x = a.locations()[i];
+    const stackrec_location& y = b.locations()[i];
+    CHECK(x.function.system_name.len == 0);
+    CHECK(View(y.function.system_name) == View(y.function.name));
+    CHECK(View(y.function.name) == View(x.function.name));
+    CHECK(View(y.function.filename) == View(x.function.filename));
+    CHECK(y.line == x.line);
+  }
+}
+
+namespace {
+
+// The small workload of `spec`'s seed through the baseline and a profile:
+// both decode to the workload, and to the same content.
+void CheckBaselineAndStackrecAgree(const WorkloadSpec& spec) {
   const Workload w(spec);
   const stackrec_profile_options opts = stackrec_bench::ProfileOptions();
 
@@ -348,6 +370,31 @@ TEST_CASE("the baseline and stackrec write the same profile of a workload") {
   CHECK(a.endpoint_labels == w.distinct_keys_in_spans());
   CHECK(b.endpoint_labels == w.distinct_keys_in_spans());
   CHECK(a.digest == b.digest);
+  // The digest covers system names; these say that they were there.
+  for (const stackrec_bench::PprofSummary* x : {&a, &b}) {
+    CHECK(x->functions > 0);
+    CHECK(x->functions_with_system_name == (spec.system_names ? x->functions : 0));
+    CHECK(x->system_names_not_name == 0);
+  }
+}
+
+WorkloadSpec SmallSpec() {
+  WorkloadSpec spec = stackrec_bench::TypicalSpec();
+  spec.name = "small";
+  spec.stacks = 400;
+  spec.samples = 20000;
+  spec.seed = 7;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("the baseline and stackrec write the same profile of a workload") {
+  CheckBaselineAndStackrecAgree(SmallSpec());
+}
+
+TEST_CASE("the baseline and stackrec write the same profile of a workload with system names") {
+  CheckBaselineAndStackrecAgree(stackrec_bench::WithSystemNames(SmallSpec()));
 }
 
 namespace {

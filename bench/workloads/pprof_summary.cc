@@ -112,7 +112,17 @@ PprofSummary Summarize(const uint8_t* data, size_t size) {
   for (const auto& t : p.sample_type()) header = Then(Then(header, S(t.type())), S(t.unit()));
 
   std::unordered_map<uint64_t, uint64_t> function_hash, mapping_hash, location_hash;
+  uint64_t with_system_name = 0, system_name_not_name = 0;
   for (const auto& f : p.function()) {
+    // By content: an encoder may write a string twice.
+    auto text = [&](int64_t i) -> const std::string& {
+      static const std::string kNone;
+      return i >= 0 && i < strings ? p.string_table(static_cast<int>(i)) : kNone;
+    };
+    if (!text(f.system_name()).empty()) {
+      ++with_system_name;
+      system_name_not_name += text(f.system_name()) != text(f.name());
+    }
     function_hash[f.id()] = Then(Then(Then(Then(1, S(f.name())), S(f.system_name())),
                                       S(f.filename())),
                                  static_cast<uint64_t>(f.start_line()));
@@ -170,6 +180,9 @@ PprofSummary Summarize(const uint8_t* data, size_t size) {
   if (bad_index) return Fail("a string index is out of range");
   sum.ok = true;
   sum.samples = static_cast<uint64_t>(p.sample_size());
+  sum.functions = static_cast<uint64_t>(p.function_size());
+  sum.functions_with_system_name = with_system_name;
+  sum.system_names_not_name = system_name_not_name;
   sum.digest = digest;
   return sum;
 }

@@ -24,6 +24,11 @@ struct PprofSummary {
   uint64_t sample_types;
   // Samples that carry the string label "trace endpoint".
   uint64_t endpoint_labels;
+  // Functions; of them, those with a system name, and those whose system
+  // name is set but is not their name.
+  uint64_t functions;
+  uint64_t functions_with_system_name;
+  uint64_t system_names_not_name;
   // An order-independent digest of the content: the sample types, and for
   // every sample its frames (by name, system name, file, start line, line,
   // address and mapping, not by id), its labels (as a set, by their strings

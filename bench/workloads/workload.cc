@@ -157,6 +157,12 @@ WorkloadSpec KeysSpec(size_t keys) {
   return s;
 }
 
+WorkloadSpec WithSystemNames(WorkloadSpec spec) {
+  spec.name += "_sys";
+  spec.system_names = true;
+  return spec;
+}
+
 Workload::Workload(const WorkloadSpec& spec) : spec_(spec) {
   // Independent streams for the parts, so that changing how samples are
   // drawn does not change the program, and vice versa.
@@ -202,6 +208,7 @@ void Workload::BuildStacks(uint64_t seed) {
     if (fresh) {
       stackrec_location loc = {};
       loc.function.name = Str(function_names_[fn]);
+      if (spec_.system_names) loc.function.system_name = loc.function.name;
       loc.function.filename = Str(function_files_[fn]);
       loc.function.start_line = function_start_lines_[fn];
       loc.line = function_start_lines_[fn] + static_cast<int64_t>(line_offset);
@@ -421,13 +428,14 @@ std::string Workload::Describe() const {
   std::snprintf(buf, sizeof buf,
                 "%s samples, %s stacks (depth %u-%u, mean %.1f per stack, "
                 "%.1f per sample), %s of %s functions used, %s locations, "
-                "%s distinct keys",
+                "%s distinct keys%s",
                 Thousands(ticks_.size()).c_str(), Thousands(stacks()).c_str(),
                 spec_.min_depth, max_depth_, mean_stack_depth(),
                 mean_sample_depth(), Thousands(functions_used_).c_str(),
                 Thousands(kFunctions).c_str(),
                 Thousands(locations_.size()).c_str(),
-                Thousands(distinct_keys_).c_str());
+                Thousands(distinct_keys_).c_str(),
+                spec_.system_names ? ", every function's system name its name" : "");
   return buf;
 }
 

@@ -82,6 +82,11 @@ struct WorkloadSpec {
   // label set k / stacks (a thread, and beyond the first 16 sets a span of
   // that thread). For measuring serialization against the number of keys.
   size_t distinct_keys = 0;
+  // Whether every frame's function carries a system name: its name, the
+  // same string (as a Go runtime's frames do), so that a sampler passes
+  // three strings a frame instead of two. The program and the samples are
+  // otherwise those of the spec without.
+  bool system_names = false;
   uint64_t seed = 1;
 };
 
@@ -92,6 +97,8 @@ WorkloadSpec TypicalSpec();
 WorkloadSpec DepthSpec(uint32_t depth);
 // Heavy's program, `keys` samples each of its own key (see distinct_keys).
 WorkloadSpec KeysSpec(size_t keys);
+// `spec` with system names (see system_names), named `spec.name` + "_sys".
+WorkloadSpec WithSystemNames(WorkloadSpec spec);
 
 // One sampler tick, compact (16 bytes) so that a million of them stay small.
 struct Tick {
