@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "absl/base/attributes.h"
+#include "absl/strings/string_view.h"
 
 namespace stackrec {
 
@@ -75,19 +76,29 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Ra
   __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
 }
 
-// Whether `f` has a mapping or a system name: native frames have them and
-// interpreted ones mostly not, so the hashes test this once, a predictable
-// branch, and view and hash those four fields only when it holds.
+// The mapping's fields of `f` or'ed together: zero for a frame without a
+// mapping. Native frames have one and interpreted ones mostly not, so the
+// hashes test this and the system name's length once, a predictable
+// branch, and view and hash the mapping's fields only when they are set.
 template <typename Frame, typename Raw>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMappingOrSystemName(const Frame& f, Raw raw) {
-  return (f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
-          raw(f.function.system_name).size | raw(f.mapping.filename).size |
-          raw(f.mapping.build_id).size) != 0;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t MappingBits(const Frame& f, Raw raw) {
+  return f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
+         raw(f.mapping.filename).size | raw(f.mapping.build_id).size;
+}
+
+// Whether `a` and `b` hold the same bytes; at once if they are the same
+// string, as a runtime that passes a function's name as its system name
+// too (Go's) hands it. The hashes then take a system name equal to the
+// name as a constant instead of its bytes: the content decides, not the
+// pointers, so a copy of the name hashes as the name itself does.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameBytes(absl::string_view a, absl::string_view b) {
+  return a.size() == b.size() &&
+         (a.data() == b.data() || a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
 // A compiler barrier: no instruction, but the compiler may assume any
-// memory changed across it. The frame hashes call it first where
-// HasMappingOrSystemName held, so that the compiler loads the mapping's
+// memory changed across it. The frame hashes call it first where a frame's
+// mapping or system name is hashed, so that the compiler loads the mapping's
 // fields again there instead of keeping the six words the test read in
 // registers for that rarer path; it then folds each of the test's loads
 // into its `or` (`or mem, reg`), five instructions fewer a frame on a pass

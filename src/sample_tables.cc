@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 #include "sample_tables.h"
 
+#include "frame_strings.h"
 #include "memory_bytes.h"
 #include "table_growth.h"
 
@@ -115,8 +116,14 @@ Status SampleTables::InternStack(size_t n, FrameAt frame, const uint64_t* frame_
         fn.start_line = n.function.start_line;
         STACKREC_RETURN_IF_ERROR(
             InternString(n.function.name, kWhat, n.index, "function.name", &fn.name));
-        STACKREC_RETURN_IF_ERROR(InternString(n.function.system_name, kWhat, n.index,
-                                              "function.system_name", &fn.system_name));
+        // A system name that is the name (a Go frame's) is its string
+        // already: no second lookup in the string table.
+        if (SameBytes(n.function.system_name, n.function.name)) {
+          fn.system_name = fn.name;
+        } else {
+          STACKREC_RETURN_IF_ERROR(InternString(n.function.system_name, kWhat, n.index,
+                                                "function.system_name", &fn.system_name));
+        }
         STACKREC_RETURN_IF_ERROR(InternString(n.function.filename, kWhat, n.index,
                                               "function.filename", &fn.filename));
         const uint32_t function = records_.functions.Intern(fn);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "catch2/catch.hpp"
+#include "target.h"
 #include "test_support.h"
 
 using namespace stackrec_test;
@@ -288,4 +289,102 @@ TEST_CASE("a frame that recurs within a new stack is one location") {
   CHECK(s.location_id(1) == s.location_id(3));
   CHECK(out.location_size() == 3);
   CHECK(out.function_size() == 3);
+}
+
+namespace {
+
+// The leaf frame of `s`, field by field: "name|system name|file|start
+// line|line|mapping file|address".
+std::string LeafFields(const Profile& p, const Sample& s) {
+  REQUIRE(s.location_id_size() == 2);
+  const auto& loc = FindLocation(p, s.location_id(0));
+  REQUIRE(loc.line_size() == 1);
+  const auto& fn = FindFunction(p, loc.line(0).function_id());
+  std::string mapping;
+  for (const auto& m : p.mapping()) {
+    if (m.id() == loc.mapping_id()) mapping = Str(p, m.filename());
+  }
+  return Str(p, fn.name()) + "|" + Str(p, fn.system_name()) + "|" + Str(p, fn.filename()) + "|" +
+         std::to_string(fn.start_line()) + "|" + std::to_string(loc.line(0).line()) + "|" +
+         mapping + "|" + std::to_string(loc.address());
+}
+
+}  // namespace
+
+TEST_CASE("a system name is part of a function's identity, and one equal to the name is kept as given") {
+  const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
+  INFO(KindName(kind));
+  Target t(kind);
+  // Two names of one length that differ in their last byte, and a copy of
+  // the first: the same bytes at another address.
+  const std::string f = "main.(*Server).Serve", g = "main.(*Server).Servf", f_copy = f,
+                    f_longer = f + "x", file = "server.go", lib = "/usr/lib/libgo.so";
+  auto leaf = [&](const std::string& name, stackrec_str system_name) {
+    stackrec_location l{};
+    l.function.name = S(name);
+    l.function.system_name = system_name;
+    l.function.filename = S(file);
+    l.function.start_line = 3;
+    l.line = 10;
+    return l;
+  };
+  std::vector<stackrec_location> leaves = {
+      leaf(f, S("")),      // 0: no system name
+      leaf(f, S("")),      // 1: the name's own string, set below
+      leaf(f, S(f_copy)),  // 2: a copy of the name: as 1
+      leaf(f, S(g)),       // 3: as long as the name, a byte apart
+      leaf(g, S(f)),       // 4: 3's names swapped
+      leaf(g, S("")),      // 5: g's own string, set below
+      leaf(f, S("")),      // 6: as 1, with a mapping
+      leaf(f, S("")),      // 7: as 0, with that mapping
+      leaf(f, S(f_longer)),  // 8: the name and a byte more
+  };
+  leaves[1].function.system_name = leaves[1].function.name;
+  leaves[5].function.system_name = leaves[5].function.name;
+  leaves[6].function.system_name = leaves[6].function.name;
+  for (size_t i : {6, 7}) {
+    leaves[i].mapping.memory_start = 0x400000;
+    leaves[i].mapping.memory_limit = 0x800000;
+    leaves[i].mapping.filename = S(lib);
+    leaves[i].address = 0x401234;
+  }
+  stackrec_location frames[2] = {};
+  frames[1].function.name = S("main.main");
+  const int64_t values[3] = {1, 1, 1};
+  stackrec_sample s{};
+  s.locations = frames;
+  s.locations_len = 2;
+  s.values = values;
+  s.values_len = 3;
+  // Twice each: the second time each stack is known.
+  for (int round = 0; round < 2; ++round) {
+    for (const stackrec_location& l : leaves) {
+      frames[0] = l;
+      INFO(stackrec_last_error());
+      REQUIRE(t.Add(&s) == STACKREC_OK);
+    }
+  }
+  const Profile out = t.Take();
+  std::vector<std::pair<std::string, int64_t>> got;
+  for (const Sample& sample : out.sample()) {
+    CHECK(FrameNames(out, sample)[1] == "main.main");
+    got.emplace_back(LeafFields(out, sample), sample.value(0));
+  }
+  std::sort(got.begin(), got.end());
+  const std::string tail = "|server.go|3|10||0";
+  std::vector<std::pair<std::string, int64_t>> expected = {
+      {f + "|" + tail, 2},
+      {f + "|" + f + tail, 4},  // the name's own string and its copy, one sample
+      {f + "|" + g + tail, 2},
+      {g + "|" + f + tail, 2},
+      {g + "|" + g + tail, 2},
+      {f + "||server.go|3|10|" + lib + "|4198964", 2},
+      {f + "|" + f + "|server.go|3|10|" + lib + "|4198964", 2},
+      {f + "|" + f_longer + tail, 2},
+  };
+  std::sort(expected.begin(), expected.end());
+  CHECK(got == expected);
+  // Six functions with a leaf's name (6 and 7 share 1's and 0's), and main.
+  CHECK(out.function_size() == 7);
+  CHECK(out.location_size() == 9);
 }

@@ -5,6 +5,7 @@
 // same read from the caller's stackrec_location as from its view (what
 // c_api.cc relies on to skip the conversion), and every field of a frame, a
 // function or a label counts in its hash, on every kernel this machine has.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,8 @@ TEST_CASE("a frame hashes the same read from the caller's struct as from its vie
       f.mapping.build_id = Str(texts[(i + 11) % texts.size()]);
       f.function.system_name = Str(texts[(i + 13) % texts.size()]);
       f.address = 0x401000 + i;
+    } else if (i % 3 == 1) {  // a Go frame: its name as its system name
+      f.function.system_name = f.function.name;
     }
     frames.push_back(f);
   }
@@ -476,4 +479,58 @@ TEST_CASE("a function's hash takes every field of the function and nothing else 
   copy.name = name_copy;
   copy.filename = file_copy;
   CHECK(stackrec::HashFunction(copy) == original);
+}
+
+TEST_CASE("a system name equal to the name hashes by its bytes, apart from none and from others") {
+  const EachKernel kernel;
+  const std::vector<std::string> texts = Texts();
+  const std::string file = "/app/lib/mod12/file_34.rb", path = "/usr/lib/libgo.so";
+  std::vector<uint64_t> hashes;
+  for (size_t i = 1; i < texts.size(); ++i) {  // every non-empty length class
+    INFO("text " << i);
+    const std::string& name = texts[i];
+    const std::string copy = name;  // the same bytes elsewhere
+    std::string other = name;       // as long, its last byte changed
+    other.back() = static_cast<char>(other.back() == 'z' ? 'a' : other.back() + 1);
+    stackrec_location base{};
+    base.function.name = Str(name);
+    base.function.filename = Str(file);
+    base.function.start_line = 10;
+    base.line = 12;
+    stackrec_location same = base;  // the name's own pointer
+    same.function.system_name = same.function.name;
+    stackrec_location copied = base;
+    copied.function.system_name = Str(copy);
+    stackrec_location differs = base;
+    differs.function.system_name = Str(other);
+    stackrec_location renamed = base;  // the two names swapped
+    renamed.function.name = Str(other);
+    renamed.function.system_name = Str(name);
+    stackrec_location mapped = same;  // with a mapping: the other path
+    mapped.mapping.memory_start = 0x400000;
+    mapped.mapping.filename = Str(path);
+    stackrec_location mapped_none = mapped;
+    mapped_none.function.system_name = Str("");
+    uint64_t h[7];
+    const std::vector<stackrec_location> frames = {base,    same,   copied,     differs,
+                                                   renamed, mapped, mapped_none};
+    for (size_t k = 0; k < frames.size(); ++k) {
+      std::vector<uint64_t> one(1);
+      const Fingerprint from_struct = stackrec::FingerprintFrameArray(&frames[k], 1, View, Raw,
+                                                                      one.data());
+      h[k] = one[0];
+      CHECK(from_struct == OfViews({ToView(frames[k])}));
+    }
+    // By content: the name's pointer or a copy of its bytes hash alike.
+    CHECK(h[1] == h[2]);
+    CHECK(OfStructs({same}) == OfStructs({copied}));
+    stackrec::FunctionView function = ToView(same).function;
+    CHECK(stackrec::HashFunction(function) == stackrec::HashFunction(ToView(copied).function));
+    function.system_name = absl::string_view();
+    CHECK(stackrec::HashFunction(function) != stackrec::HashFunction(ToView(same).function));
+    for (size_t k : {0, 1, 3, 4, 5, 6}) hashes.push_back(h[k]);
+  }
+  // And every other frame apart, across all the texts.
+  std::sort(hashes.begin(), hashes.end());
+  CHECK(std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end());
 }

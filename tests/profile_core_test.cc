@@ -372,6 +372,43 @@ TEST_CASE("new locations of known functions find their function, field by field"
         "_Z1fv");
 }
 
+TEST_CASE("a new function whose system name is its name interns the string once, and keeps both") {
+  const EachKernel kernel;
+  stackrec::Profile profile(Options(), 0);
+  const std::string name = "main.(*Server).Serve", copy = name, other = "main.(*Server).Servf";
+  LocationView go = Frame(name, "server.go", 3, 10);
+  go.function.system_name = go.function.name;  // the name's own bytes
+  const size_t before = profile.strings().size();  // the options' strings
+  REQUIRE(AddFrames(&profile, {go}).ok());
+  REQUIRE(profile.key_count() == 1);  // settles what is pending
+  const size_t strings = profile.strings().size();
+  CHECK(strings == before + 2);  // the name and the file
+  const auto& fn = profile.functions().Get(
+      profile.locations().Get(profile.stacks().Get(profile.key_stack(0))[0]).function);
+  CHECK(fn.system_name == fn.name);
+  CHECK(profile.strings().Get(fn.system_name) == name);
+  // A copy of the name is the same function; a system name that differs
+  // from it in one byte, or none, a function of its own.
+  LocationView copied = go, differs = go, none = go;
+  copied.function.system_name = copy;
+  differs.function.system_name = other;
+  none.function.system_name = absl::string_view();
+  REQUIRE(AddFrames(&profile, {copied, differs, none}).ok());
+  REQUIRE(profile.key_count() == 2);
+  CHECK(profile.functions().size() == 4);  // id 0, and three
+  CHECK(profile.strings().size() == strings + 1);
+  const auto stack = profile.stacks().Get(profile.key_stack(1));
+  REQUIRE(stack.size() == 3);
+  auto system_name = [&](uint32_t location) {
+    const auto& f = profile.functions().Get(profile.locations().Get(location).function);
+    return std::string(profile.strings().Get(f.system_name));
+  };
+  CHECK(stack[0] == profile.stacks().Get(profile.key_stack(0))[0]);
+  CHECK(system_name(stack[0]) == name);
+  CHECK(system_name(stack[1]) == other);
+  CHECK(system_name(stack[2]).empty());
+}
+
 TEST_CASE("after a reset, the function of a new location is interned again") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
