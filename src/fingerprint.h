@@ -191,16 +191,16 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view
   const uint64_t file = AbsorbBytes(0x2d358dccaa6c78a5ull, fn_filename);
   // Most runtimes' frames are spared two multiplications and three
   // strings' views here, and a frame without a mapping whose system name
-  // is its name (a Go frame's) all but one view: its `rest` is a constant
-  // of its own (as in the AES kernel, fingerprint_aes.h).
+  // is its name (a Go frame's) the multiplications and the mapping's
+  // views: its `rest` is a constant of its own (fingerprint_aes.h says
+  // why such a frame is worth a path).
   uint64_t rest = 0x8bb84b93962eacc9ull;
-  const uint64_t mapping = MappingBits(f, raw);
-  if ((mapping | raw(f.function.system_name).size) != 0) {
+  if (HasMappingOrSystemName(f, raw)) {
+    CompilerBarrier();
     const absl::string_view fn_system_name = view(f.function.system_name);
-    if (mapping == 0 && SameBytes(fn_system_name, fn_name)) {
+    if (!HasMapping(f, raw) && SameBytes(fn_system_name, view(f.function.name))) {
       rest = 0x3956c25bf348b538ull;
     } else {
-      CompilerBarrier();
       const absl::string_view map_filename = view(f.mapping.filename);
       const absl::string_view map_build_id = view(f.mapping.build_id);
       rest = Fold(Fold(f.mapping.memory_start ^ kP0, f.mapping.memory_limit ^ kP1) ^

@@ -146,8 +146,8 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   // Marked rare, so that the frame loop falls through past the mapping's
   // chains: interpreted frames (the Ruby, Python or Node sampler's) have no
   // mapping and no system name.
-  const uint64_t mapping = MappingBits(f, raw);
-  if (ABSL_PREDICT_FALSE((mapping | raw(f.function.system_name).size) != 0)) {
+  if (ABSL_PREDICT_FALSE(HasMappingOrSystemName(f, raw))) {
+    CompilerBarrier();
     const absl::string_view fn_system_name = view(f.function.system_name);
     // A frame without a mapping whose system name is its name (a Go
     // frame's) is told apart by one more round over its hash, not by the
@@ -158,10 +158,9 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
     // might match, while a round is no such difference: a frame with the
     // system name and one without share a hash only by chance, and two
     // with it only if they would without.
-    if (mapping == 0 && SameBytes(fn_system_name, fn_name)) {
+    if (!HasMapping(f, raw) && SameBytes(fn_system_name, view(f.function.name))) {
       return _mm_aesenc_si128(hash, Pair(0x3956c25bf348b538ull, 0x59f111f1923f82a4ull));
     }
-    CompilerBarrier();
     const absl::string_view map_filename = view(f.mapping.filename);
     const absl::string_view map_build_id = view(f.mapping.build_id);
     // Three chains, as the function's fields are: the integers and the

@@ -76,14 +76,22 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Ra
   __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));
 }
 
-// The mapping's fields of `f` or'ed together: zero for a frame without a
-// mapping. Native frames have one and interpreted ones mostly not, so the
-// hashes test this and the system name's length once, a predictable
-// branch, and view and hash the mapping's fields only when they are set.
+// Whether `f` has a mapping or a system name: native frames have them and
+// interpreted ones mostly not, so the hashes test this once, a predictable
+// branch, and view and hash those four fields only when it holds.
 template <typename Frame, typename Raw>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t MappingBits(const Frame& f, Raw raw) {
-  return f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
-         raw(f.mapping.filename).size | raw(f.mapping.build_id).size;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMappingOrSystemName(const Frame& f, Raw raw) {
+  return (f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
+          raw(f.function.system_name).size | raw(f.mapping.filename).size |
+          raw(f.mapping.build_id).size) != 0;
+}
+
+// Whether `f` has a mapping: where HasMappingOrSystemName held, whether
+// the system name alone made it hold.
+template <typename Frame, typename Raw>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMapping(const Frame& f, Raw raw) {
+  return (f.mapping.memory_start | f.mapping.memory_limit | f.mapping.file_offset |
+          raw(f.mapping.filename).size | raw(f.mapping.build_id).size) != 0;
 }
 
 // Whether `a` and `b` hold the same bytes; at once if they are the same
@@ -97,9 +105,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameBytes(absl::string_view a, absl::st
 }
 
 // A compiler barrier: no instruction, but the compiler may assume any
-// memory changed across it. The frame hashes call it first where a frame's
-// mapping or system name is hashed, so that the compiler loads the mapping's
-// fields again there instead of keeping the six words the test read in
+// memory changed across it. The frame hashes call it first where
+// HasMappingOrSystemName held, so that the compiler loads the mapping's
+// fields (and the name, to compare the system name with) again there
+// instead of keeping the six words the test read, and the name, in
 // registers for that rarer path; it then folds each of the test's loads
 // into its `or` (`or mem, reg`), five instructions fewer a frame on a pass
 // bound by its instruction count. Native frames pay six reloads that hit
