@@ -4,8 +4,9 @@
 // What the two frame hashes (fingerprint.h, fingerprint_aes.h) share about
 // a frame's strings, whatever the frame's type: reaching them without
 // checking them, to measure them (and so to tell whether a frame has a
-// mapping) and to prefetch them a few frames ahead; and the unaligned
-// loads both read a string's bytes with.
+// mapping) and to prefetch them a few frames ahead; whether a system
+// name is the name's bytes; and the unaligned loads both read a string's
+// bytes with.
 //
 // Why prefetch: a sampler's frames are fresh in cache, but the strings
 // they point to are the runtime's, one allocation each, two or more a
