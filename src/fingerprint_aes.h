@@ -151,8 +151,8 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
     const absl::string_view fn_system_name = view(f.function.system_name);
     // A frame without a mapping whose system name is its name (a Go
     // frame's) is told apart by one more round over its hash, not by the
-    // three chains below: they were a third of its hash's rounds, and its
-    // system name's bytes are its name's, hashed already. A round and not
+    // three chains below: they would be a third of its hash's rounds, and
+    // its system name's bytes are its name's, hashed already. A round and not
     // a constant xored in: the ends of the chains above can differ by
     // patterns set by a few bytes (see the file comment), which a constant
     // might match, while a round is no such difference: a frame with the

@@ -98,7 +98,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool HasMapping(const Frame& f, Raw raw) {
 // Whether `a` and `b` hold the same bytes; at once if they are the same
 // string, as a runtime that passes a function's name as its system name
 // too (Go's) hands it. The hashes then take a system name equal to the
-// name as a constant instead of its bytes: the content decides, not the
+// name without hashing its bytes again: the content decides, not the
 // pointers, so a copy of the name hashes as the name itself does.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameBytes(absl::string_view a, absl::string_view b) {
   return a.size() == b.size() &&
