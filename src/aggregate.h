@@ -129,6 +129,12 @@ class Aggregate {
   // nothing changed.
   void AddTimed(SampleKey key, int64_t timestamp_ns, const int64_t* values);
 
+  // Drops the timestamped samples from the n-th on (n <= timed_count()).
+  void DropTimedFrom(size_t n) {
+    timed_.resize(n);
+    timed_values_.resize(n * width_);
+  }
+
   // Drops every sample and frees their storage.
   void Clear();
 

@@ -151,6 +151,11 @@ class Profile {
   // unreferenced entries behind).
   void ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
                  uint32_t* out_stack, uint32_t* out_labels);
+  // Adds every sample of `from` (keys, timestamped samples, endpoints and
+  // their counts) to this profile by content, outside the memory cap, as
+  // if they had been added here (profile_merge.cc). Throws std::bad_alloc
+  // with no sample or endpoint changed. Heap deltas are not merged.
+  void MergeFrom(const Profile& from);
   // Checks what InternSampleKey would check, interning nothing.
   Status ValidateSampleContent(const SampleView& sample) const;
 
