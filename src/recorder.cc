@@ -5,51 +5,63 @@
 // The two-slot protocol
 //
 // Roles. Sampler threads call Record / RecordEndpoint: any number of them,
-// at any time, and they must never wait for the serializer. One serializer
-// thread at a time calls Serialize (serializing_ turns a second one away
-// with kBusy). ResetAfterFork runs alone, in a fork() child.
+// at any time, and they must never wait for the serializer nor for each
+// other. One serializer thread at a time calls Serialize (serializing_
+// turns a second one away with kBusy). ResetAfterFork runs alone, in a
+// fork() child.
 //
-// State. Two slots, each a Profile and a spin lock that orders samplers
-// among themselves and tells the serializer whether one is inside.
-// `active_` names the slot samplers write to; the other slot belongs to
-// the serializer.
+// State. Two slots. `active_` names the slot samplers write to; the other
+// belongs to the serializer. A slot is a set of lanes (sampler_lanes.h),
+// each a Profile behind a spin lock: a sampler writes into a lane whose
+// lock it took, any lane, and the serializer merges the lanes of the slot
+// it encodes into one profile.
 //
 // Sampler:   s = active_                      (acquire)
-//            lock slots[s]                    (seq_cst exchange)
+//            take a free lane of slots[s]     (try-lock: seq_cst exchange)
+//              or, if every lane is held, add a lane, taken
 //            if active_ != s: unlock, start over              (seq_cst load)
 //            write; unlock                    (release)
 // Serializer: set the idle slot's start to the flip instant t
 //            active_ = other                  (seq_cst)
-//            wait until old's lock is free    (seq_cst load)
-//            encode old as [old.start, t]; reset it
+//            take each lane of old            (try-lock, for at most 2 ms)
+//            merge the lanes taken; encode as [old.start, t]; clear them
+//            unlock them
 //
-// Invariant 1: once the serializer has seen the old slot's lock free after
-// its flip, no sampler touches the old slot's profile until the next flip.
-// The lock's exchange and the re-check of active_ on the sampler side, and
-// the store to active_ and the load of the lock on the serializer side, are
-// all seq_cst, so they fall in one total order S. If the serializer's load
-// reads the lock of a sampler, it waits. If it reads "free", every sampler
-// whose exchange took the lock later in the lock's modification order is
-// also later in S (C++20 [atomics.order]: S follows coherence), so its
-// re-check comes after the flip, sees the new active_, and it backs off
-// without touching the profile. A sampler cannot slip in between. (Before,
-// a counter of samplers in flight did this job beside the lock, at the
-// price of two more atomic read-modify-writes on every record.)
+// Invariant 1: while the serializer holds a lane it took after its flip,
+// no sampler touches that lane's profile. A sampler that took the lock
+// before the serializer did finished its write and unlocked first. One
+// that takes it after the serializer unlocks happens after the flip store
+// (the unlock synchronizes with its exchange), so its re-check of active_
+// sees the flip and it backs off, unless a later flip made the slot active
+// again, in which case writing there is right. A sampler holding a lane
+// can itself never be overtaken: the serializer's try-lock fails.
 //
 // Invariant 2: everything a sampler wrote is visible to the serializer: the
-// sampler's release unlock synchronizes with the serializer's load that
-// reads "free". In the other direction, the serializer's reset of a slot
-// and its new start time are published by the seq_cst store that makes the
-// slot active again, which samplers read with acquire.
+// sampler's release unlock synchronizes with the serializer's exchange
+// that takes the lock; the serializer's merge and clearing are published
+// to the next sampler of the lane by the serializer's unlock.
 //
-// Why a sampler never waits for the serializer: the only lock a sampler
-// takes is its slot's spin lock, which the serializer never takes; its loop
-// repeats only when a flip happened between its two loads of active_, and
-// flips are one per serialization. What a sampler can wait for is another
-// sampler's write on the same slot: a short, bounded critical section. The
-// serializer, on the other hand, may wait for samplers: it spins (then
-// yields) until the samplers that locked the old slot before the flip are
-// done (each of the others takes the lock once more at most, to back off).
+// Lanes the serializer could not take in time (a sampler descheduled or
+// stopped inside) keep their samples: it tries them again, without
+// waiting, at its next serialization, although their slot is then the
+// active one (a lane's lock is what keeps samplers out, whatever its slot),
+// and at the slot's next serialization. Their samples reach a profile one
+// or two intervals late, and the sums over all profiles stay exact; a
+// serialization after the samplers stopped takes every lane.
+//
+// Why a sampler never waits: it only ever try-locks a lane, and a held one
+// (by another sampler or by the serializer) sends it to the next lane, or
+// to a new one; its loop repeats only when a flip happened between its two
+// loads of active_, and flips are one per serialization. A sampler waits
+// only when kMaxLanes lanes are held at once. The serializer never waits
+// for a sampler beyond its 2 ms (but for a tracker's heap lane: below).
+//
+// Lanes are added, never removed while the recorder lives: their count is
+// the most samplers that ever recorded at the same instant. A lane that
+// recorded nothing in an interval is reset to an empty profile by the
+// merge (CarryOver keeps only what its samples used), so it costs the
+// first allocation of a profile's tables. Each lane's profile has the
+// memory cap of its own.
 //
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.
@@ -61,34 +73,40 @@
 //
 // Pre-interned ids (dictionary.h): one Dictionary for both slots, under
 // dict_lock_, which only samplers (intern_*, record_ids, forget_ids) take.
-// A slot copies what its samples use out of the dictionary once, under
-// that lock, and afterwards finds it by id alone; the serializer encodes
-// the slot's copies and never reads the dictionary. forget_ids publishes
+// Each lane copies what its samples use out of the dictionary once, under
+// that lock, and afterwards finds it by id alone (samplers wait for each
+// other there only while a lane imports a stack or label set it has not
+// seen); the serializer encodes the lanes' copies and never reads the
+// dictionary. forget_ids publishes
 // the new generation in dict_generation_ (release); a sampler compares it
-// (acquire) with the generation its slot's copies belong to and drops
+// (acquire) with the generation its lane's copies belong to and drops
 // them when they differ, so an id from before the forget is refused.
 //
-// Endpoints: RecordEndpoint writes into the active slot. A request may
+// Endpoints: RecordEndpoint writes into a lane of the active slot, and the
+// merge gathers them with the samples. A request may
 // outlive a flip, so the endpoints of the slot serialized last are carried
 // into the next serialization and apply to spans that slot does not name
 // itself (one flip of grace).
 //
 // Live-heap tracking (live_heap.h) adds three pieces of state, one per
 // owner, so that what the serializer reads still comes only through slots:
-//  - in each slot's Profile, "heap deltas": Track adds the object's values
-//    at the live-heap types to its (stack, labels) row, Untrack subtracts
-//    them. Samplers write them under the protocol above, like records.
+//  - in each slot's heap lane (a Profile of its own, `Slot::heap`), "heap
+//    deltas": Track adds the object's values at the live-heap types to its
+//    (stack, labels) row, Untrack subtracts them. Trackers write them under
+//    the protocol above with one lane a slot, whose lock they wait for
+//    (EnterHeapLane); the serializer waits, after its flip, until the old
+//    slot's heap lane is free, rather than take it with a bounded try.
 //  - TrackedObjects (samplers only, under heap_lock_): the object table and
 //    a content store that interns each object's stack and labels, so that
 //    Untrack can name the object's key in whatever slot is active then.
-//    Lock order: a slot's lock, then heap_lock_. The serializer never takes
+//    Lock order: a heap lane's lock, then heap_lock_. The serializer never takes
 //    heap_lock_, so samplers still never wait for it; they may wait for
-//    each other, as on a slot's lock (including a sampler that compacts
+//    each other, as on a heap lane's lock (including a sampler that compacts
 //    the content store, an amortized O(objects) pass).
 //  - LiveTotals (serializer only, during its turn): after the flip and the
 //    drain, the old slot's heap deltas are added to the running totals by
-//    content and cleared from the slot; then every non-zero total is added
-//    to the old slot's ordinary keys before encoding. If encoding fails,
+//    content and cleared from its heap lane; then every non-zero total is
+//    added to the merged profile's ordinary keys before encoding. If encoding fails,
 //    that addition is undone (KeyUndo) while the deltas stay consumed, so
 //    the next profile counts each object once.
 //
@@ -99,8 +117,8 @@
 // that entered the old slot before a flip, but took heap_lock_ after a
 // Track that went to the new slot, would put the object's minus into an
 // earlier profile than its plus. Why the check suffices: while a sampler
-// holds a slot's lock, the serializer cannot flip a second time (it waits
-// for that lock to be free first), so "still active" means "no flip
+// holds a heap lane's lock, the serializer cannot flip a second time (it
+// waits for that lock to be free first), so "still active" means "no flip
 // since I entered", and every delta committed before it under heap_lock_
 // went to this slot or to an older one. A commit that read active_ after
 // the flip store is ordered before ours by heap_lock_, and coherence then
@@ -111,6 +129,7 @@
 #include "recorder_enter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <new>
 #include <utility>
 #include <vector>
@@ -163,7 +182,13 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
       live_heap_options_(live_heap) {
   const size_t heap_width = live_heap_options_.types.size();
   for (Slot& slot : slots_) {
-    slot.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+    auto lane = std::make_unique<Lane>();
+    lane->profile = std::make_unique<Profile>(options_, now_ns);
+    slot.lanes.Add(std::move(lane));
+    if (heap_width != 0) {
+      slot.heap.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+    }
+    slot.start_ns = now_ns;
   }
   if (heap_width != 0) {
     live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
@@ -190,34 +215,69 @@ const void* ThisThread() {
 
 }  // namespace
 
+// The lane this thread took last, in whichever recorder: where it looks
+// first, so that each sampler keeps to a lane of its own and its lines stay
+// in its core's cache. Initial-exec: a load at a fixed offset from the
+// thread pointer rather than a call to __tls_get_addr on every record (four
+// bytes of the static TLS that glibc keeps for libraries loaded later).
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_lane_hint = 0;
+
+Lane* Recorder::TakeLane(uint32_t s) {
+  Lanes& lanes = slots_[s].lanes;
+  const uint32_t n = lanes.count();
+  uint32_t i = t_lane_hint < n ? t_lane_hint : 0;
+  for (uint32_t tried = 0; tried < n; ++tried) {
+    Lane* lane = lanes.at(i);
+    if (lane->lock.TryLock()) {
+      t_lane_hint = i;
+      return lane;
+    }
+    if (++i == n) i = 0;
+  }
+  // Every lane is held, by other samplers or by the serializer after a
+  // flip: a new lane, unless it is the flip (then the caller starts over).
+  if (active_.load(std::memory_order_seq_cst) != s) return nullptr;
+  auto fresh = std::make_unique<Lane>();
+  fresh->profile = std::make_unique<Profile>(options_, 0);  // the slot keeps the start
+  fresh->lock.Lock();  // not published yet: free
+  Lane* lane = fresh.get();
+  const uint32_t index = lanes.Add(std::move(fresh));
+  if (index == Lanes::kMaxLanes) return nullptr;
+  t_lane_hint = index;
+  return lane;
+}
+
 template <typename F>
 Status Recorder::RecordWith(F&& add) {
-  const Status status = WithActiveSlot([&](Slot& slot) {
-    Profile& profile = *slot.profile;
+  const Status status = EnterLane([&](Lane& lane, uint32_t) -> std::optional<Status> {
+    Profile& profile = *lane.profile;
     const uint64_t truncated = profile.samples_truncated();
     const uint64_t over_memory = profile.samples_over_memory();
     Status s = add(profile);
     if (s.ok()) {
-      // Only this sampler (holding the slot lock) writes these: a plain
+      // Only this sampler (holding the lane's lock) writes these: a plain
       // increment through relaxed load and store, no read-modify-write.
       auto bump = [](std::atomic<uint64_t>& counter) {
         counter.store(counter.load(std::memory_order_relaxed) + 1,
                       std::memory_order_relaxed);
       };
-      bump(slot.samples);
-      if (profile.samples_truncated() != truncated) bump(slot.truncated);
-      if (profile.samples_over_memory() != over_memory) bump(slot.over_memory);
+      bump(lane.samples);
+      if (profile.samples_truncated() != truncated) bump(lane.truncated);
+      if (profile.samples_over_memory() != over_memory) bump(lane.over_memory);
     }
-    // Samplers taking turns on this slot (this one follows another): the
+    // Samplers taking turns on this lane (this one follows another): the
     // next sampler is likely another thread too, so this sample's deferred
     // lookup (aggregate.h) is settled now, while the lines it
     // prefetched are in this core's cache, rather than left for that
     // sampler to read from here. A sampler alone keeps the deferral, which
     // saves it the lookup's miss.
     const void* const self = ThisThread();
-    if (self != slot.last_sampler) {
-      slot.last_sampler = self;
+    if (self != lane.last_sampler) {
+      lane.last_sampler = self;
       profile.SettlePending();
+    }
+    if (void (*hook)(void*) = record_hook_.load(std::memory_order_acquire)) {
+      hook(record_hook_arg_);
     }
     return s;
   });
@@ -231,7 +291,7 @@ Status Recorder::Record(const SampleView& sample, const HashedFrames* frames) {
 
 Status Recorder::RecordIds(const IdSampleView& sample) {
   return RecordWith([&](Profile& profile) {
-    // The slot's own imports are read without the dictionary; a stack it
+    // The lane's own imports are read without the dictionary; a stack it
     // has not imported yet is copied in under the dictionary lock, which
     // only samplers take.
     return profile.AddIds(sample, dict_generation_.load(std::memory_order_acquire),
@@ -244,14 +304,14 @@ Status Recorder::RecordIds(const IdSampleView& sample) {
 
 Status Recorder::RecordEndpoint(uint64_t local_root_span_id,
                                 absl::string_view endpoint) {
-  return WithActiveSlot([&](Slot& slot) {
-    return slot.profile->SetEndpoint(local_root_span_id, endpoint);
+  return EnterLane([&](Lane& lane, uint32_t) -> std::optional<Status> {
+    return lane.profile->SetEndpoint(local_root_span_id, endpoint);
   });
 }
 
 Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
-  return WithActiveSlot([&](Slot& slot) {
-    return slot.profile->AddEndpointCount(endpoint, value);
+  return EnterLane([&](Lane& lane, uint32_t) -> std::optional<Status> {
+    return lane.profile->AddEndpointCount(endpoint, value);
   });
 }
 
@@ -273,25 +333,33 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   Slot& old = slots_[old_index];
   Slot& next = slots_[1 - old_index];
 
-  // The flip. Before it, no sampler touches `next`, so its start is ours to
-  // set; the seq_cst store publishes it.
+  // The flip. The slots' starts are the serializer's alone.
   const int64_t flip_ns = clock();
   // (A slot still holding samples from a failed serialization keeps its
   // start, so those samples are not attributed to a later interval alone.)
-  if (next.profile->key_count() + next.profile->timed_count() == 0) {
-    next.profile->set_start_ns(flip_ns);
-  }
+  if (!next.kept_failed) next.start_ns = flip_ns;
   active_.store(1 - old_index, std::memory_order_seq_cst);
-  for (int spins = 0; old.lock.IsLocked(std::memory_order_seq_cst);) {
+  // Every heap delta made before the flip must be read now (invariant 3):
+  // wait for the tracker inside, if any.
+  for (int spins = 0; old.heap.lock.IsLocked(std::memory_order_seq_cst);) {
     if (++spins < 1024) {
       SpinLock::CpuRelax();
     } else {
       sched_yield();
     }
   }
+  // The lanes taken are ours until the guard unlocks them (invariant 1).
+  std::vector<Lane*> lanes_held;
+  struct Unlocker {
+    std::vector<Lane*>* lanes;
+    ~Unlocker() {
+      for (Lane* lane : *lanes) lane->lock.Unlock();
+    }
+  } unlocker{&lanes_held};
+  std::unique_ptr<Profile> spare;
+  Profile& profile = *GatherLanes(&old, &next, &lanes_held, &spare);
+  Lane* const target = lanes_held.empty() ? nullptr : lanes_held.front();
 
-  // From here until the next flip, `old` is ours alone (invariant 1).
-  Profile& profile = *old.profile;
   {
     SpinLockHolder hold(&upscaling_lock_);
     profile.set_upscaling_rules(upscaling_);
@@ -314,7 +382,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   KeyUndo live_undo;
   live_undo.key_count = profile.key_count();
   if (live_totals_ != nullptr) {
-    live_totals_->Absorb(&profile);
+    live_totals_->Absorb(old.heap.profile.get());
+    // Its keys were only for the deltas, which are consumed.
+    old.heap.profile->Reset(flip_ns);
     try {
       live_totals_->AddTo(&profile, &live_undo);
     } catch (...) {
@@ -323,7 +393,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   }
   out->bytes.clear();
-  out->start_ns = profile.start_ns();
+  out->start_ns = old.start_ns;
   out->end_ns = flip_ns;
   out->endpoint_counts = profile.EndpointCounts();
   // Encoding is the recorder's memory peak (the other slot's tables, this
@@ -342,7 +412,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   }
   const int64_t encode_ns = out->stats.encode_ns;
 
-  const uint64_t samples = old.samples.load(std::memory_order_relaxed);
+  std::atomic<uint64_t> no_count{0};
+  std::atomic<uint64_t>& samples_count = target != nullptr ? target->samples : no_count;
+  const uint64_t samples = samples_count.load(std::memory_order_relaxed);
   {
     SpinLockHolder hold(&stats_lock_);
     if (status.ok()) {
@@ -358,10 +430,14 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
       // Moved from the slot's count to the lifetime count in one step, so
       // that stats() never sees them twice or not at all.
       stats_.samples_recorded += samples;
-      old.samples.store(0, std::memory_order_relaxed);
+      samples_count.store(0, std::memory_order_relaxed);
       stats_.samples_left_out_of_output += out->stats.encoded.samples_left_out;
-      stats_.samples_truncated += old.truncated.exchange(0, std::memory_order_relaxed);
-      stats_.samples_over_memory += old.over_memory.exchange(0, std::memory_order_relaxed);
+      stats_.samples_truncated += old.heap.truncated.exchange(0, std::memory_order_relaxed);
+      if (target != nullptr) {
+        stats_.samples_truncated += target->truncated.exchange(0, std::memory_order_relaxed);
+        stats_.samples_over_memory +=
+            target->over_memory.exchange(0, std::memory_order_relaxed);
+      }
     } else {
       stats_.serializations_failed++;
     }
@@ -380,18 +456,100 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     if (used.stacks_used * 4 >= profile.stacks().size() * 3 &&
         used.label_sets_used * 4 >= profile.label_sets().size() * 3) {
       profile.ClearSamples(flip_ns);
-    } else {
-      CarryOverOrReset(&old.profile, flip_ns);
+    } else if (target != nullptr) {
+      CarryOverOrReset(&target->profile, flip_ns);
     }
     carried_endpoints_ = std::move(own_endpoints);
+    old.kept_failed = false;
   } else {
     // Nothing recorded is dropped: the samples stay in the slot and are
     // reported, with the old start, by a later serialization, beside the
     // live totals of that later time.
     profile.Undo(live_undo);
     out->bytes.clear();
+    old.kept_failed = true;
   }
   return status;
+}
+
+namespace {
+
+// Takes `lock` if it comes free before `deadline`.
+bool TakeBefore(SpinLock* lock, std::chrono::steady_clock::time_point deadline) {
+  for (int spins = 0;; ++spins) {
+    if (lock->TryLock()) return true;
+    if (spins < 1024) {
+      SpinLock::CpuRelax();
+    } else {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      sched_yield();
+    }
+  }
+}
+
+}  // namespace
+
+Profile* Recorder::GatherLanes(Slot* old, Slot* active, std::vector<Lane*>* lanes_held,
+                               std::unique_ptr<Profile>* spare) {
+  // A sampler inside a lane leaves it within microseconds, unless it was
+  // descheduled or stopped there: such a lane is left as it is, samples
+  // and all, rather than waited for. The next serialization takes it if it
+  // is free by then, though its slot is the active one: its lock is all
+  // that keeps samplers out, and the sums stay exact (its samples reach a
+  // profile one interval late).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+  const uint32_t n = old->lanes.count();
+  lanes_held->reserve(n + active->skipped.size());
+  old->skipped.clear();
+  for (uint32_t i = 0; i < n; ++i) {
+    Lane* lane = old->lanes.at(i);
+    if (TakeBefore(&lane->lock, deadline)) {
+      lanes_held->push_back(lane);
+    } else {
+      old->skipped.push_back(i);
+    }
+  }
+  const size_t from_old = lanes_held->size();
+  size_t kept = 0;
+  for (uint32_t i : active->skipped) {
+    Lane* lane = active->lanes.at(i);
+    if (lane->lock.TryLock()) {
+      lanes_held->push_back(lane);
+    } else {
+      active->skipped[kept++] = i;
+    }
+  }
+  active->skipped.resize(kept);
+  if (lanes_held->empty()) {
+    *spare = std::make_unique<Profile>(options_, old->start_ns);
+    return spare->get();
+  }
+  // The lane with the most keys receives the others' samples: the least
+  // to copy. It goes first in *lanes_held. A lane of the old slot if there
+  // is one, where samples kept by a failed encoding wait for the slot's
+  // next serialization.
+  const auto end = lanes_held->begin() + static_cast<ptrdiff_t>(from_old > 0 ? from_old : lanes_held->size());
+  auto most = std::max_element(lanes_held->begin(), end,
+                               [](const Lane* a, const Lane* b) {
+                                 return a->profile->key_count() < b->profile->key_count();
+                               });
+  std::iter_swap(lanes_held->begin(), most);
+  Lane& target = *lanes_held->front();
+  auto move_count = [](std::atomic<uint64_t>& from, std::atomic<uint64_t>& to) {
+    to.store(to.load(std::memory_order_relaxed) + from.exchange(0, std::memory_order_relaxed),
+             std::memory_order_relaxed);
+  };
+  for (size_t i = 1; i < lanes_held->size(); ++i) {
+    Lane& lane = *(*lanes_held)[i];
+    target.profile->MergeFrom(*lane.profile);  // all or nothing
+    move_count(lane.samples, target.samples);
+    move_count(lane.truncated, target.truncated);
+    move_count(lane.over_memory, target.over_memory);
+    // The lane keeps what its samples used, for its sampler's next records.
+    CarryOverOrReset(&lane.profile, old->start_ns);
+  }
+  target.profile->set_start_ns(old->start_ns);
+  return target.profile.get();
 }
 
 void Recorder::ResetAfterFork(int64_t now_ns) {
@@ -400,21 +558,31 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   // its profile rather than touch it.
   const bool serializer_was_busy = serializing_.load(std::memory_order_relaxed);
   const uint32_t active = active_.load(std::memory_order_relaxed);
+  const size_t heap_width = live_heap_options_.types.size();
+  auto reset = [&](Lane* lane, bool dirty, size_t width) {
+    if (lane->profile == nullptr) return;  // a heap lane without tracking
+    if (dirty || lane->lock.IsLocked(std::memory_order_relaxed)) {
+      Abandon(&lane->profile);
+      lane->profile = std::make_unique<Profile>(options_, now_ns, width);
+    } else {
+      lane->profile->Reset(now_ns);
+    }
+    lane->lock.ForceUnlockAfterFork();
+    lane->samples.store(0, std::memory_order_relaxed);
+    lane->truncated.store(0, std::memory_order_relaxed);
+    lane->over_memory.store(0, std::memory_order_relaxed);
+    lane->last_sampler = nullptr;
+  };
   for (uint32_t i = 0; i < 2; ++i) {
     Slot& slot = slots_[i];
-    const bool dirty = slot.lock.IsLocked(std::memory_order_relaxed) ||
-                       (serializer_was_busy && i != active);
-    if (dirty) {
-      Abandon(&slot.profile);
-      slot.profile =
-          std::make_unique<Profile>(options_, now_ns, live_heap_options_.types.size());
-    } else {
-      slot.profile->Reset(now_ns);
+    const bool serializers = serializer_was_busy && i != active;
+    for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
+      reset(slot.lanes.at(l), serializers, 0);
     }
-    slot.lock.ForceUnlockAfterFork();
-    slot.samples.store(0, std::memory_order_relaxed);
-    slot.truncated.store(0, std::memory_order_relaxed);
-    slot.over_memory.store(0, std::memory_order_relaxed);
+    reset(&slot.heap, serializers, heap_width);
+    slot.start_ns = now_ns;
+    slot.kept_failed = false;
+    slot.skipped.clear();
   }
   active_.store(0, std::memory_order_relaxed);
   carried_endpoints_.clear();
@@ -460,16 +628,31 @@ RecorderStats Recorder::stats() const {
     SpinLockHolder hold(&stats_lock_);
     out = stats_;
     // Plus what the two slots hold now, not yet serialized.
+    auto add = [&out](const Lane& lane) {
+      out.samples_recorded += lane.samples.load(std::memory_order_relaxed);
+      out.samples_truncated += lane.truncated.load(std::memory_order_relaxed);
+      out.samples_over_memory += lane.over_memory.load(std::memory_order_relaxed);
+    };
     for (const Slot& slot : slots_) {
-      out.samples_recorded += slot.samples.load(std::memory_order_relaxed);
-      out.samples_truncated += slot.truncated.load(std::memory_order_relaxed);
-      out.samples_over_memory += slot.over_memory.load(std::memory_order_relaxed);
+      for (uint32_t l = 0; l < slot.lanes.count(); ++l) add(*slot.lanes.at(l));
+      add(slot.heap);
     }
   }
   out.records_rejected = records_rejected_.load(std::memory_order_relaxed);
   out.objects_tracked = objects_tracked_.load(std::memory_order_relaxed);
   out.objects_not_tracked = objects_not_tracked_.load(std::memory_order_relaxed);
   return out;
+}
+
+size_t Recorder::SlotMemoryBytes() const {
+  size_t bytes = 0;
+  for (const Slot& slot : slots_) {
+    for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
+      bytes += slot.lanes.at(l)->profile->MemoryBytes();
+    }
+    if (slot.heap.profile != nullptr) bytes += slot.heap.profile->MemoryBytes();
+  }
+  return bytes;
 }
 
 }  // namespace stackrec

@@ -22,6 +22,7 @@
 #include "serialize.h"
 #include "live_heap.h"
 #include "profile.h"
+#include "sampler_lanes.h"
 #include "spin_lock.h"
 #include "status.h"
 
@@ -110,8 +111,17 @@ class Recorder {
   size_t LiveHeapMemoryBytes() const;
   // Bytes held by the two slots' profiles (as counted against
   // max_memory_bytes). For tests; only while no other call runs.
-  size_t SlotMemoryBytes() const {
-    return slots_[0].profile->MemoryBytes() + slots_[1].profile->MemoryBytes();
+  size_t SlotMemoryBytes() const;
+  // Lanes of both slots (sampler_lanes.h): for tests and benchmarks.
+  uint32_t LaneCount() const {
+    return slots_[0].lanes.count() + slots_[1].lanes.count();
+  }
+  // Test-only: `hook` runs inside every record while the record's lane is
+  // held, after its sample is added (null: none). A test stops a sampler
+  // there to show that the others, and the serializer, go on without it.
+  void SetRecordHookForTesting(void (*hook)(void*), void* arg) {
+    record_hook_arg_ = arg;
+    record_hook_.store(hook, std::memory_order_release);
   }
   // For a record refused before it reached Record (at the C boundary).
   void CountRejected() {
@@ -120,32 +130,47 @@ class Recorder {
 
  private:
   struct Slot {
-    // Serializes samplers among themselves, and held while one is inside
-    // (see recorder.cc); the serializer only reads it.
-    SpinLock lock;
-    std::unique_ptr<Profile> profile;
-    // Records that went into this slot since its last reset, and how many
-    // of them hit a cap. Written under `lock` by samplers, read (relaxed)
-    // by stats().
-    std::atomic<uint64_t> samples{0};
-    std::atomic<uint64_t> truncated{0};
-    std::atomic<uint64_t> over_memory{0};
-    // The thread of the last record here, under `lock`: see RecordWith.
-    const void* last_sampler = nullptr;
+    // The profiles samplers record into (sampler_lanes.h). Lane 0 exists
+    // from the start.
+    Lanes lanes;
+    // Track and Untrack's heap deltas, in a profile of their own behind a
+    // lock only trackers take: the serializer waits for it, as it must
+    // read every delta made before its flip (invariant 3).
+    Lane heap;
+    // Serializer only: where this slot's interval starts, and whether it
+    // still holds samples of a serialization that failed (which keep their
+    // start).
+    int64_t start_ns = 0;
+    bool kept_failed = false;
+    // Serializer only: lanes it could not take when it last encoded this
+    // slot, with samples of that interval still in them.
+    std::vector<uint32_t> skipped;
   };
 
-  // The sampler's entry protocol (recorder.cc): runs write(slot, index)
-  // under the active slot's lock; a write that returns no status leaves
-  // the slot and enters the then active one again.
+  // The sampler's entry protocol (recorder.cc): runs write(lane, index)
+  // holding a lane of the active slot, re-checked active under the lane's
+  // lock (invariant 1); a write that returns no status leaves the lane and
+  // enters the then active slot again. EnterHeapLane does the same with
+  // the active slot's heap lane, waiting for it if another tracker holds it.
   template <typename F>
-  Status EnterActiveSlot(F&& write);
+  Status EnterLane(F&& write);
   template <typename F>
-  Status WithActiveSlot(F&& write);
-  // Profile::ImportInterned into the active slot, entered as samplers do.
+  Status EnterHeapLane(F&& write);
+  // A lane of slot `s` for this thread: a free one, or a new one if every
+  // lane is held. Null if the slot stopped being active meanwhile, or if
+  // it has kMaxLanes lanes, all held. Returned locked.
+  Lane* TakeLane(uint32_t s);
+  // Profile::ImportInterned into a lane of the active slot.
   void ImportIntoActiveSlot(Profile::Interned what, uint32_t id);
-  // Record's bookkeeping around add(profile of the active slot).
+  // Record's bookkeeping around add(profile of the lane it entered).
   template <typename F>
   Status RecordWith(F&& add);
+  // The serializer's part after its flip: takes the old slot's lanes, and
+  // those of the new active slot that it skipped last time if they are
+  // free now, merges them, and returns the profile to encode (`lanes_held`
+  // are the lanes it took, to unlock when done).
+  Profile* GatherLanes(Slot* old, Slot* active, std::vector<Lane*>* lanes_held,
+                       std::unique_ptr<Profile>* spare);
 
   const ProfileOptions options_;
   // Pre-interned ids: samplers only, under dict_lock_. The generation is
@@ -183,6 +208,9 @@ class Recorder {
   mutable SpinLock stats_lock_;
   RecorderStats stats_ ABSL_GUARDED_BY(stats_lock_);
   std::atomic<uint64_t> records_rejected_{0};
+
+  std::atomic<void (*)(void*)> record_hook_{nullptr};
+  void* record_hook_arg_ = nullptr;
 };
 
 }  // namespace stackrec

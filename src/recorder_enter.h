@@ -17,29 +17,38 @@
 
 namespace stackrec {
 
-// Runs write(slot, index) holding the lock of the active slot, re-checked
-// active under the lock (invariant 1), until it returns a status; a
+// Runs write(lane, index) holding a lane of the active slot, re-checked
+// active under the lane's lock (invariant 1), until it returns a status; a
 // std::nullopt asks to start over (a caller that re-checks more under a
 // lock of its own).
 template <typename F>
-Status Recorder::EnterActiveSlot(F&& write) {
+Status Recorder::EnterLane(F&& write) {
   for (;;) {
     const uint32_t s = active_.load(std::memory_order_acquire);
-    Slot& slot = slots_[s];
+    Lane* lane = TakeLane(s);  // its lock taken with a seq_cst exchange
+    if (lane == nullptr) {
+      SpinLock::CpuRelax();  // a flip, or kMaxLanes samplers inside
+      continue;
+    }
     // Unlocked however `write` ends: a std::bad_alloc thrown inside must
-    // not leave the serializer waiting for this sampler forever.
-    SpinLockHolder hold(&slot.lock);  // a seq_cst exchange (invariant 1)
+    // not leave the lane held forever.
+    SpinLockHolder hold(&lane->lock, SpinLockHolder::kAdopt);
     if (active_.load(std::memory_order_seq_cst) != s) {
       continue;  // the serializer flipped between our two loads: the slot is its
     }
-    if (std::optional<Status> status = write(slot, s)) return *status;
+    if (std::optional<Status> status = write(*lane, s)) return *status;
   }
 }
 
 template <typename F>
-Status Recorder::WithActiveSlot(F&& write) {
-  return EnterActiveSlot(
-      [&](Slot& slot, uint32_t) -> std::optional<Status> { return write(slot); });
+Status Recorder::EnterHeapLane(F&& write) {
+  for (;;) {
+    const uint32_t s = active_.load(std::memory_order_acquire);
+    Lane& lane = slots_[s].heap;
+    SpinLockHolder hold(&lane.lock);  // a seq_cst exchange (invariant 1)
+    if (active_.load(std::memory_order_seq_cst) != s) continue;
+    if (std::optional<Status> status = write(lane, s)) return *status;
+  }
 }
 
 }  // namespace stackrec

@@ -43,10 +43,10 @@ Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) 
 }
 
 void Recorder::ImportIntoActiveSlot(Profile::Interned what, uint32_t id) {
-  // As a record_ids that names `id`: the slot's lock, then the dictionary's.
-  const Status entered = WithActiveSlot([&](Slot& slot) {
+  // As a record_ids that names `id`: a lane's lock, then the dictionary's.
+  const Status entered = EnterLane([&](Lane& lane, uint32_t) -> std::optional<Status> {
     SpinLockHolder hold(&dict_lock_);
-    slot.profile->ImportInterned(*dict_, what, id);
+    lane.profile->ImportInterned(*dict_, what, id);
     return OkStatus();
   });
   (void)entered;  // always OK

@@ -40,16 +40,16 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
                    i, static_cast<long long>(sample.values[i]), i);
     }
   }
-  return EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+  return EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
     SpinLockHolder hold(&heap_lock_);
     // Invariant 3: commit only into a slot that is still active.
     if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
     bool truncated = false;
-    const Status status = tracked_->Track(object_id, sample, slot.profile.get(), &truncated);
+    const Status status = tracked_->Track(object_id, sample, lane.profile.get(), &truncated);
     if (status.ok()) {
       objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
       if (truncated) {
-        slot.truncated.store(slot.truncated.load(std::memory_order_relaxed) + 1,
+        lane.truncated.store(lane.truncated.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
       }
       tracked_->CompactIfMostlyDead();  // a replaced object may free a key
@@ -68,10 +68,10 @@ void Recorder::Untrack(uint64_t object_id) {
     SpinLockHolder hold(&heap_lock_);
     if (!tracked_->Contains(object_id)) return;
   }
-  const Status status = EnterActiveSlot([&](Slot& slot, uint32_t index) -> std::optional<Status> {
+  const Status status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
     SpinLockHolder hold(&heap_lock_);
     if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
-    tracked_->Untrack(object_id, slot.profile.get());
+    tracked_->Untrack(object_id, lane.profile.get());
     objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
     return OkStatus();
   });

@@ -43,6 +43,12 @@ class ABSL_LOCKABLE SpinLock {
       }
     }
   }
+  // Takes the lock if it is free, never waiting; seq_cst as Lock(). Reads
+  // first, so that a held lock's line is not taken from its holder's core.
+  bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {
+    return !locked_.load(std::memory_order_relaxed) &&
+           !locked_.exchange(true, std::memory_order_seq_cst);
+  }
   void Unlock() ABSL_UNLOCK_FUNCTION() {
     locked_.store(false, std::memory_order_release);
   }
@@ -60,6 +66,9 @@ class ABSL_SCOPED_LOCKABLE SpinLockHolder {
       : lock_(lock) {
     lock_->Lock();
   }
+  // For a lock the caller already holds (TryLock).
+  enum Adopt { kAdopt };
+  SpinLockHolder(SpinLock* lock, Adopt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lock) : lock_(lock) {}
   ~SpinLockHolder() ABSL_UNLOCK_FUNCTION() { lock_->Unlock(); }
   SpinLockHolder(const SpinLockHolder&) = delete;
   SpinLockHolder& operator=(const SpinLockHolder&) = delete;

@@ -23,7 +23,7 @@ using namespace stackrec_test;
 
 namespace {
 
-constexpr int kSamplers = 2;
+constexpr int kSamplers = 4;
 constexpr int kStacks = 16;
 constexpr int kForgets = 5;
 

@@ -44,9 +44,9 @@ void MakeSample(int thread, uint64_t i, SampleBuilder* b) {
 
 }  // namespace
 
-TEST_CASE("samplers and a serializer flipping every millisecond lose nothing") {
+TEST_CASE("four samplers and a serializer flipping every millisecond lose nothing") {
   auto recorder = NewRecorder();
-  constexpr int kSamplers = 2;
+  constexpr int kSamplers = 4;
   std::atomic<bool> stop{false};
   std::vector<std::vector<int64_t>> recorded(kSamplers, std::vector<int64_t>(3, 0));
   std::vector<uint64_t> failures(kSamplers, 0);
@@ -130,7 +130,7 @@ TEST_CASE("samplers tracking and untracking while a serializer flips every milli
   opts.live_heap_types_len = 2;
   auto recorder = stackrec_test::NewRecorder(opts);
 
-  constexpr int kSamplers = 2;
+  constexpr int kSamplers = 4;
   std::atomic<bool> stop{false};
   // Per thread: object id -> (leaf, size) of what it tracks now.
   std::vector<std::map<uint64_t, std::pair<int, int64_t>>> live(kSamplers);

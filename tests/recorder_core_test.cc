@@ -5,7 +5,9 @@
 // injected clock to hold a serialization open.
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 #include <thread>
 
@@ -146,4 +148,167 @@ TEST_CASE("a slot cleared for the next interval frees its keys' storage") {
   // Each key held at least its (stack, labels), one value and an index
   // slot (12 bytes and a control byte).
   CHECK(full - profile.MemoryBytes() >= size_t{kKeys} * (8 + 8 + 13));
+}
+
+namespace {
+
+// A record hook (Recorder::SetRecordHookForTesting) that stops the one
+// thread it is armed for inside its record until released.
+struct StopOneSampler {
+  std::atomic<bool> armed{false};
+  std::atomic<bool> inside{false};
+  std::atomic<bool> release{false};
+  std::thread::id who;
+  static void Hook(void* arg) {
+    auto* self = static_cast<StopOneSampler*>(arg);
+    if (!self->armed.load() || std::this_thread::get_id() != self->who) return;
+    self->armed = false;
+    self->inside = true;
+    while (!self->release.load()) std::this_thread::yield();
+  }
+};
+
+// A sample of `name` called from main, with `value` at the one sample type.
+struct OneFrameSample {
+  std::string name;
+  stackrec::LocationView frames[2];
+  int64_t value;
+  stackrec::SampleView view;
+  OneFrameSample(std::string leaf, int64_t v) : name(std::move(leaf)), value(v) {
+    frames[0].function.name = name;
+    frames[1].function.name = "main";
+    view.locations = absl::MakeConstSpan(frames, 2);
+    view.values = absl::MakeConstSpan(&value, 1);
+  }
+};
+
+// Sums of the values by leaf function name.
+std::map<std::string, int64_t> ByLeaf(const stackrec::EncodedProfile& encoded) {
+  const Profile p = Decode(Bytes(encoded));
+  std::map<std::string, int64_t> sums;
+  for (const auto& s : p.sample()) {
+    const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
+    const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
+    sums[p.string_table(static_cast<int>(function.name()))] += s.value(0);
+  }
+  return sums;
+}
+
+}  // namespace
+
+TEST_CASE("a sampler stopped inside a record stops neither the other samplers nor the serializer") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::Recorder recorder(options, 500);
+  StopOneSampler stopper;
+  std::atomic<int> failures{0};  // Catch2 asserts on the main thread only
+  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+
+  // The stopped sampler holds its lane from inside its first record.
+  std::thread stopped([&] {
+    stopper.who = std::this_thread::get_id();
+    stopper.armed = true;
+    OneFrameSample sample("stopped", 1000);
+    OneFrameSample after("stopped_after", 1);
+    if (!recorder.Record(sample.view).ok() || !recorder.Record(after.view).ok()) failures++;
+  });
+  while (!stopper.inside.load()) std::this_thread::yield();
+
+  // Three others record while it is stopped, each in turn and then all
+  // together, and a serializer flips and encodes between the rounds.
+  constexpr int kOthers = 3;
+  constexpr int kRecords = 2000;
+  std::map<std::string, int64_t> seen;
+  auto serialize = [&] {
+    stackrec::EncodedProfile out;
+    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
+    for (const auto& [leaf, sum] : ByLeaf(out)) seen[leaf] += sum;
+  };
+  for (int round = 0; round < 4; ++round) {
+    std::vector<std::thread> others;
+    for (int t = 0; t < kOthers; ++t) {
+      others.emplace_back([&, t] {
+        for (int i = 0; i < kRecords; ++i) {
+          OneFrameSample sample("other" + std::to_string(t), 1);
+          if (!recorder.Record(sample.view).ok()) failures++;
+        }
+      });
+      if (round % 2 == 0) others.back().join();  // one at a time
+    }
+    for (auto& t : others) {
+      if (t.joinable()) t.join();
+    }
+    serialize();
+    serialize();  // both slots: every lane but the stopped one is encoded
+    std::map<std::string, int64_t> expected;
+    for (int t = 0; t < kOthers; ++t) expected["other" + std::to_string(t)] = (round + 1) * kRecords;
+    CHECK(seen == expected);
+  }
+  CHECK(recorder.stats().samples_recorded == static_cast<uint64_t>(4 * kOthers * kRecords + 1));
+
+  // Released, its sample reaches a later profile, whole and once.
+  stopper.release = true;
+  stopped.join();
+  serialize();
+  serialize();
+  CHECK(seen["stopped"] == 1000);
+  CHECK(seen["stopped_after"] == 1);
+  CHECK(seen["other0"] == 4 * kRecords);
+  const stackrec::RecorderStats stats = recorder.stats();
+  CHECK(stats.samples_recorded == static_cast<uint64_t>(4 * kOthers * kRecords + 2));
+  CHECK(stats.serializations_ok == 10);
+  CHECK(failures == 0);
+}
+
+TEST_CASE("64 threads that each record once add lanes only as far as they overlap") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  constexpr int kThreads = 64;
+  auto record = [](stackrec::Recorder* recorder, int thread) {
+    OneFrameSample sample("work", 1);
+    stackrec::LabelView label;
+    label.key = "thread id";
+    label.num = thread;
+    sample.view.labels = absl::MakeConstSpan(&label, 1);
+    return recorder->Record(sample.view).ok();
+  };
+  // One thread recording all 64 samples, and 64 threads recording one each,
+  // released together.
+  stackrec::Recorder alone(options, 0);
+  for (int t = 0; t < kThreads; ++t) REQUIRE(record(&alone, t));
+  stackrec::Recorder many(options, 0);
+  std::atomic<int> ready{0}, failures{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready++;
+      while (!go.load()) std::this_thread::yield();
+      if (!record(&many, t)) failures++;
+    });
+  }
+  while (ready.load() < kThreads) std::this_thread::yield();
+  go = true;
+  for (auto& t : threads) t.join();
+  CHECK(failures == 0);
+  // A lane is added only when every lane is held at once: at most one per
+  // thread, and far fewer on a machine with fewer cores than threads.
+  const uint32_t lanes = many.LaneCount();
+  const size_t bytes = many.SlotMemoryBytes(), alone_bytes = alone.SlotMemoryBytes();
+  INFO("lanes " << lanes << ", bytes " << bytes << " against " << alone_bytes << " for one thread");
+  CHECK(lanes <= 2 + kThreads - 1);
+  CHECK(alone.LaneCount() == 2);
+  // Each lane beyond the first costs the first allocation of a profile's
+  // tables (about 17 KB here), however much a full slot holds; and nothing
+  // is lost or counted twice.
+  stackrec::EncodedProfile a, b;
+  REQUIRE(many.Serialize({}, &FixedClock, &a).ok());
+  const Profile out = Decode(Bytes(a));
+  CHECK(out.sample_size() == kThreads);
+  int64_t sum = 0;
+  for (const auto& s : out.sample()) sum += s.value(0);
+  CHECK(sum == kThreads);
+  CHECK(bytes <= alone_bytes + (lanes - 2) * 32 * 1024);
 }

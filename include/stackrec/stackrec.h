@@ -208,7 +208,7 @@ typedef struct stackrec_sample {
  * - max_frames (0: 512): a deeper stack keeps its max_frames leaf-side
  *   frames and ends in one pseudo-frame "[N frames truncated]".
  * - max_memory_bytes (0: 1 GiB): a bound on the tables of one profile (of
- *   each recorder slot). Once reached, a sample that needs a new stack,
+ *   each recorder slot's lane: see stackrec_recorder). Once reached, a sample that needs a new stack,
  *   label set or key is added to one pseudo-sample whose stack is the frame
  *   "[stackrec: storage full]", with no labels, so totals are kept; samples
  *   of existing keys keep aggregating normally. Counted in the stats.
@@ -483,9 +483,21 @@ STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
 
 /* Two profiles ("slots") behind one handle. Samplers record into the active
  * slot; stackrec_recorder_serialize flips the slots, so samplers go on in
- * the other one, waits only for records already in flight on the old slot,
- * encodes it and resets it. Consecutive profiles tile time: each starts at
- * the previous flip (or creation) and ends at its own flip.
+ * the other one, encodes the old one and resets it. Consecutive profiles
+ * tile time: each starts at the previous flip (or creation) and ends at
+ * its own flip.
+ *
+ * Samplers do not wait for each other: a slot holds "lanes", profiles that
+ * samplers write into side by side, one lane for each sampler that was
+ * recording at the same instant as the others (a lane is added when every
+ * lane is held, and stays). The serializer merges a slot's lanes into the
+ * profile it encodes. A lane holding a sampler that does not come out of
+ * its record within 2 ms (descheduled, or stopped in a debugger) is left
+ * for a later serialization: its samples then come out in a later profile,
+ * and every serialization after the samplers stopped takes them all. Each
+ * lane has the memory cap (max_memory_bytes) of its own; a lane that
+ * recorded nothing in an interval costs the first allocation of a profile's
+ * tables (some 20 KB).
  *
  * Thread-safety: record, record_ids, record_endpoint, add_endpoint_count,
  * track, untrack, the intern_* calls, forget_ids, add_upscaling_rule and
@@ -511,9 +523,9 @@ static inline stackrec_status stackrec_recorder_new(
                                      sizeof(stackrec_profile_options));
 }
 
-/* As stackrec_profile_add, into the active slot. Never waits for a
- * serializer: no lock the serializer holds is taken, and the common path
- * makes no system call. Samplers may briefly wait for each other. */
+/* As stackrec_profile_add, into a lane of the active slot. Never waits for
+ * a serializer nor for another sampler: a lane held by either is passed
+ * over, and the common path makes no system call. */
 STACKREC_API stackrec_status stackrec_recorder_record_sized(
     stackrec_recorder *recorder, const stackrec_sample *sample,
     size_t sample_size);
@@ -669,8 +681,9 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
  *    holds at most 16,777,215 ids: LIMIT_EXCEEDED past that.
  *  - Recorder threads: the intern_* calls, record_ids and forget_ids may be
  *    called from any number of threads, concurrently with record and
- *    serialize; like record, they never wait for the serializer (samplers
- *    may briefly wait for each other). */
+ *    serialize; like record, they never wait for the serializer. Samplers
+ *    wait for each other only on the dictionary's lock: while interning,
+ *    and when a lane first meets an id. */
 
 /* A location of interned parts: mapping_id from intern_mapping (0: none),
  * function_id from intern_function (0: none, the address alone), and the
