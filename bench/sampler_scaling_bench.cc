@@ -14,7 +14,10 @@
 // recorder every so many milliseconds while the samplers run, as a
 // profiler's uploader does; its outputs are kept and, after the run,
 // decoded: the sums of every sample type over all of a run's outputs must
-// be exactly `passes` times the workload's, or the run fails.
+// be exactly `passes` times the workload's, or the run fails. The memory
+// column is the resident memory the run added by the time the samplers are
+// done, before the last flip: the recorder, and where a serializer ran the
+// outputs kept so far.
 //
 // `passes` is chosen per path and serializer setting so that one sampler
 // takes about --seconds (with a serializer, at least five flip intervals):
@@ -25,7 +28,9 @@
 //
 // Without --max-samplers, 1, 2, 4 and 8 samplers, as far as the machine has
 // CPUs. Exits 1 if a run fails.
+#include <malloc.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -80,7 +85,22 @@ struct RunResult {
   double wall_ms = 0;
   double cpu_ns_per_record = 0;
   uint64_t flips = 0;
+  double memory_mb = 0;  // resident memory the run added, once the samplers are done
 };
+
+// The process's resident memory now. The recorder's large tables are
+// mapped outside malloc (src/table_memory.h), so malloc's own count would
+// miss them; what malloc holds free is given back first (malloc_trim), so
+// that the difference of two readings is what was allocated in between.
+double ResidentBytes() {
+  malloc_trim(0);
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  const int got = std::fscanf(f, "%ld %ld", &pages, &resident);
+  std::fclose(f);
+  return got == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : 0;
+}
 
 // Records ticks [begin, end) `passes` times; returns false on a failed call.
 template <typename Record>
@@ -103,6 +123,7 @@ bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t e
 
 RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int flip_ms) {
   RunResult result;
+  const double resident_before = ResidentBytes();
   const stackrec_profile_options opts = stackrec_bench::ProfileOptions();
   stackrec_recorder* r = nullptr;
   if (stackrec_recorder_new(&opts, &r) != STACKREC_OK) {
@@ -179,6 +200,9 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   }
   for (std::thread& t : threads) t.join();
   const Clock::time_point end = *std::max_element(done.begin(), done.end());
+  // The recorder with everything since the last flip (and, with a
+  // serializer, the outputs kept so far).
+  result.memory_mb = (ResidentBytes() - resident_before) / 1e6;
   flip();  // what the last interval recorded
 
   // Nothing lost: every output's sums add up to the passes' sums.
@@ -265,8 +289,8 @@ int main(int argc, char** argv) {
   std::printf("%s workload: %s\n", flags.workload.c_str(), w.Describe().c_str());
   std::printf("%d CPUs; medians of %d runs; a serializer, where there is one, flips every %d ms\n\n",
               cpus, flags.runs, flags.flip_ms);
-  std::printf("| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record | flips |\n");
-  std::printf("|------|------------|----------|---------|---------|-------------|---------|---------------|-------|\n");
+  std::printf("| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record | flips | memory MB | memory vs 1 |\n");
+  std::printf("|------|------------|----------|---------|---------|-------------|---------|---------------|-------|-----------|-------------|\n");
   bool all_ok = true;
   for (Path path : {Path::kStrings, Path::kIds}) {
     for (int flip_ms : {0, flags.flip_ms}) {
@@ -278,9 +302,9 @@ int main(int argc, char** argv) {
       }
       const double target_ms = std::max(flags.seconds * 1000.0, flip_ms * 5.0);
       const int passes = std::max(1, static_cast<int>(std::ceil(target_ms / probe.wall_ms)));
-      double one_wall = 0;
+      double one_wall = 0, one_memory = 0;
       for (int n : counts) {
-        std::vector<double> wall, cpu, flips;
+        std::vector<double> wall, cpu, flips, memory;
         for (int run = 0; run < flags.runs; ++run) {
           const RunResult res = RunOnce(w, path, n, passes, flip_ms);
           if (!res.ok) {
@@ -291,16 +315,22 @@ int main(int argc, char** argv) {
           wall.push_back(res.wall_ms);
           cpu.push_back(res.cpu_ns_per_record);
           flips.push_back(static_cast<double>(res.flips));
+          memory.push_back(res.memory_mb);
         }
         if (wall.size() != static_cast<size_t>(flags.runs)) continue;
         const double median_wall = Median(wall);
-        if (n == 1) one_wall = median_wall;
+        const double median_memory = Median(memory);
+        if (n == 1) {
+          one_wall = median_wall;
+          one_memory = median_memory;
+        }
         const double records = static_cast<double>(w.ticks().size()) * passes;
-        std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f |\n",
+        std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f | %.1f | %.2f× |\n",
                     path == Path::kStrings ? "strings" : "ids",
                     flip_ms == 0 ? "none" : "flips", n, records, median_wall,
                     records / median_wall / 1000.0, one_wall > 0 ? one_wall / median_wall : 0.0,
-                    Median(cpu), Median(flips));
+                    Median(cpu), Median(flips), median_memory,
+                    one_memory > 0 ? median_memory / one_memory : 0.0);
         std::fflush(stdout);
       }
     }
