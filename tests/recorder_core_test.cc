@@ -312,3 +312,82 @@ TEST_CASE("64 threads that each record once add lanes only as far as they overla
   CHECK(sum == kThreads);
   CHECK(bytes <= alone_bytes + (lanes - 2) * 32 * 1024);
 }
+
+TEST_CASE("a sampler stopped inside a record by ids stops neither samplers by id nor endpoints") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::Recorder recorder(options, 500);
+  // One stack per leaf, interned once, from one thread.
+  std::map<std::string, uint32_t> stacks;
+  for (const std::string leaf : {"stopped", "other0", "other1"}) {
+    stackrec::FunctionView function;
+    function.name = leaf;
+    uint32_t function_id = 0, location_id = 0;
+    REQUIRE(recorder.InternFunction(function, &function_id).ok());
+    REQUIRE(recorder.InternLocation(0, function_id, 0, 0, false, &location_id).ok());
+    REQUIRE(recorder.InternStack(absl::MakeConstSpan(&location_id, 1), &stacks[leaf]).ok());
+  }
+  auto record = [&](const std::string& leaf, int64_t value, uint64_t span) {
+    stackrec::LabelView label;
+    label.key = "local root span id";
+    label.num = static_cast<int64_t>(span);
+    stackrec::IdSampleView sample;
+    sample.stack_id = stacks.at(leaf);
+    sample.values = absl::MakeConstSpan(&value, 1);
+    sample.labels = absl::MakeConstSpan(&label, 1);
+    return recorder.RecordIds(sample).ok();
+  };
+  StopOneSampler stopper;
+  std::atomic<int> failures{0};
+  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+  std::thread stopped([&] {
+    stopper.who = std::this_thread::get_id();
+    stopper.armed = true;
+    if (!record("stopped", 1000, 1)) failures++;
+  });
+  while (!stopper.inside.load()) std::this_thread::yield();
+
+  constexpr int kRecords = 2000;
+  std::vector<std::thread> others;
+  for (int t = 0; t < 2; ++t) {
+    others.emplace_back([&, t] {
+      const uint64_t span = static_cast<uint64_t>(t) + 2;
+      if (!recorder.RecordEndpoint(span, "GET /" + std::to_string(t)).ok()) failures++;
+      for (int i = 0; i < kRecords; ++i) {
+        if (!record("other" + std::to_string(t), 1, span)) failures++;
+      }
+    });
+  }
+  for (auto& t : others) t.join();
+  // Each leaf's sum, and the endpoint its samples carry.
+  std::map<std::string, int64_t> sums;
+  std::map<std::string, std::string> endpoints;
+  auto serialize = [&] {
+    stackrec::EncodedProfile out;
+    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
+    const Profile p = Decode(Bytes(out));
+    for (const auto& s : p.sample()) {
+      const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
+      const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
+      const std::string leaf = p.string_table(static_cast<int>(function.name()));
+      sums[leaf] += s.value(0);
+      for (const auto& l : s.label()) {
+        if (p.string_table(static_cast<int>(l.key())) == "trace endpoint") {
+          endpoints[leaf] = p.string_table(static_cast<int>(l.str()));
+        }
+      }
+    }
+  };
+  serialize();
+  serialize();
+  CHECK(sums == std::map<std::string, int64_t>{{"other0", kRecords}, {"other1", kRecords}});
+  CHECK(endpoints ==
+        std::map<std::string, std::string>{{"other0", "GET /0"}, {"other1", "GET /1"}});
+  stopper.release = true;
+  stopped.join();
+  serialize();
+  serialize();
+  CHECK(sums["stopped"] == 1000);
+  CHECK(failures == 0);
+}
