@@ -58,10 +58,9 @@
 //
 // Lanes are added, never removed while the recorder lives: their count is
 // the most samplers that ever recorded at the same instant. A lane that
-// recorded nothing in an interval is reset to an empty profile by the
-// merge (CarryOver keeps only what its samples used), so it costs the
-// first allocation of a profile's tables. Each lane's profile has the
-// memory cap of its own.
+// recorded nothing in an interval is emptied by the merge (CarryOver keeps
+// only what its samples used). Each lane's profile has the memory cap of
+// its own.
 //
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.

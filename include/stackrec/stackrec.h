@@ -495,9 +495,10 @@ STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
  * its record within 2 ms (descheduled, or stopped in a debugger) is left
  * for a later serialization: its samples then come out in a later profile,
  * and every serialization after the samplers stopped takes them all. Each
- * lane has the memory cap (max_memory_bytes) of its own; a lane that
- * recorded nothing in an interval costs the first allocation of a profile's
- * tables (some 20 KB).
+ * lane has the memory cap (max_memory_bytes) of its own, and interns the
+ * stacks and labels its samples use: two samplers recording the same
+ * stacks hold two copies of them. A lane that recorded nothing in an
+ * interval is emptied at the next serialization (a few KB).
  *
  * Thread-safety: record, record_ids, record_endpoint, add_endpoint_count,
  * track, untrack, the intern_* calls, forget_ids, add_upscaling_rule and
