@@ -71,6 +71,7 @@ void Profile::Reset(int64_t start_ns) {
   heap_.Release();
   start_ns_ = start_ns;
   InternConstants();
+  PublishMemory();
 }
 
 void Profile::ClearSamples(int64_t start_ns) {
@@ -84,11 +85,32 @@ void Profile::ClearSamples(int64_t start_ns) {
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   heap_.Clear();
   start_ns_ = start_ns;
+  PublishMemory();
 }
 
 void Profile::Compact() {
   TablesChanged();
   tables_.Compact();
+  PublishMemory();
+}
+
+Profile::~Profile() {
+  if (shared_bytes_ != nullptr) shared_bytes_->fetch_sub(published_, std::memory_order_relaxed);
+}
+
+void Profile::ShareMemoryCap(std::atomic<size_t>* shared_bytes) {
+  if (shared_bytes_ != nullptr) shared_bytes_->fetch_sub(published_, std::memory_order_relaxed);
+  shared_bytes_ = shared_bytes;
+  RepublishMemory();
+}
+
+void Profile::PublishMemory() const {
+  if (shared_bytes_ == nullptr) return;
+  if (other_bytes_stale_) RefreshOtherBytes();
+  const size_t own = other_bytes_ + aggregate_.KeyBytes();
+  // Modular: a profile that shrank adds the two's complement of the drop.
+  shared_bytes_->fetch_add(own - published_, std::memory_order_relaxed);
+  published_ = own;
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
@@ -109,6 +131,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
       &carried);
   // Imports from the dictionary stay valid for what was carried over.
   imports_.CarryInto(carried, &next->imports_);
+  if (shared_bytes_ != nullptr) next->ShareMemoryCap(shared_bytes_);
   return next;
 }
 

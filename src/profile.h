@@ -13,6 +13,7 @@
 #ifndef STACKREC_SRC_PROFILE_H_
 #define STACKREC_SRC_PROFILE_H_
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -66,8 +67,23 @@ class Profile {
   // number of values each heap-delta row carries (see "Heap deltas" below);
   // 0 for a profile that holds none.
   Profile(ProfileOptions options, int64_t start_ns, size_t heap_width = 0);
+  ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
+
+  // Makes this profile one of several that share one max_memory_bytes (a
+  // recorder slot's lanes): it publishes its MemoryBytes() into
+  // *shared_bytes, adding the change whenever it checks the cap, and the
+  // cap is reached when their sum is. Every profile sharing the counter
+  // must publish into it (the sum may be checked a table growth late);
+  // one destroyed withdraws what it published. CarryOver's profile shares
+  // it too. Null: this profile's cap is its own (the default).
+  void ShareMemoryCap(std::atomic<size_t>* shared_bytes);
+  // After the counter was zeroed (a fork child): publishes everything again.
+  void RepublishMemory() {
+    published_ = 0;
+    PublishMemory();
+  }
 
   // On error nothing observable changes: a rejected sample may leave
   // interned strings or locations behind, but the encoder writes only what
@@ -343,9 +359,16 @@ class Profile {
     if (ABSL_PREDICT_FALSE(other_bytes_stale_)) RefreshOtherBytes();
     // A table changed without TablesChanged() would make the cap late.
     assert(other_bytes_ + aggregate_.KeyBytes() == MemoryBytes());
-    return other_bytes_ + aggregate_.KeyBytes() >= options_.max_memory_bytes;
+    const size_t own = other_bytes_ + aggregate_.KeyBytes();
+    if (ABSL_PREDICT_TRUE(shared_bytes_ == nullptr)) return own >= options_.max_memory_bytes;
+    // Shared (ShareMemoryCap): the counter's line is written only when a
+    // profile's tables grow or shrink, so reading it costs a load.
+    if (own != published_) PublishMemory();
+    return shared_bytes_->load(std::memory_order_relaxed) >= options_.max_memory_bytes;
   }
   void RefreshOtherBytes() const;
+  // Adds MemoryBytes() - published_ to *shared_bytes_ (if shared).
+  void PublishMemory() const;
   // Invariant: called wherever a part other than the aggregate's keys may
   // have grown or shrunk since the last Full() (debug builds check it).
   void TablesChanged() { other_bytes_stale_ = true; }
@@ -369,6 +392,9 @@ class Profile {
   uint64_t samples_over_memory_ = 0;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - aggregate_.KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
+  // ShareMemoryCap's counter, and what this profile added to it.
+  std::atomic<size_t>* shared_bytes_ = nullptr;
+  mutable size_t published_ = 0;
 
   // The values of the sample being added (stored_values() of them): the
   // caller's array, valid for the call, or scratch_values_.

@@ -59,8 +59,9 @@
 // Lanes are added, never removed while the recorder lives: their count is
 // the most samplers that ever recorded at the same instant. A lane that
 // recorded nothing in an interval is emptied by the merge (CarryOver keeps
-// only what its samples used). Each lane's profile has the memory cap of
-// its own.
+// only what its samples used). A slot's lanes share max_memory_bytes: each
+// publishes its size into the slot's counter when its tables grow or
+// shrink, and checks the sum (Profile::ShareMemoryCap).
 //
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.
@@ -183,6 +184,7 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
   for (Slot& slot : slots_) {
     auto lane = std::make_unique<Lane>();
     lane->profile = std::make_unique<Profile>(options_, now_ns);
+    lane->profile->ShareMemoryCap(&slot.memory_bytes);
     slot.lanes.Add(std::move(lane));
     if (heap_width != 0) {
       slot.heap.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
@@ -238,6 +240,7 @@ Lane* Recorder::TakeLane(uint32_t s) {
   if (active_.load(std::memory_order_seq_cst) != s) return nullptr;
   auto fresh = std::make_unique<Lane>();
   fresh->profile = std::make_unique<Profile>(options_, 0);  // the slot keeps the start
+  fresh->profile->ShareMemoryCap(&slots_[s].memory_bytes);
   fresh->lock.Lock();  // not published yet: free
   Lane* lane = fresh.get();
   const uint32_t index = lanes.Add(std::move(fresh));
@@ -582,6 +585,15 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     slot.start_ns = now_ns;
     slot.kept_failed = false;
     slot.skipped.clear();
+    // An abandoned profile never withdraws what it published: count again.
+    for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
+      Profile& profile = *slot.lanes.at(l)->profile;
+      profile.ShareMemoryCap(&slot.memory_bytes);  // for a profile made anew
+    }
+    slot.memory_bytes.store(0, std::memory_order_relaxed);
+    for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
+      slot.lanes.at(l)->profile->RepublishMemory();
+    }
   }
   active_.store(0, std::memory_order_relaxed);
   carried_endpoints_.clear();

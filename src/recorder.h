@@ -130,6 +130,10 @@ class Recorder {
 
  private:
   struct Slot {
+    // The lanes' memory, which max_memory_bytes bounds (Profile::
+    // ShareMemoryCap). Declared first: the lanes' profiles withdraw from
+    // it when they are destroyed.
+    std::atomic<size_t> memory_bytes{0};
     // The profiles samplers record into (sampler_lanes.h). Lane 0 exists
     // from the start.
     Lanes lanes;

@@ -391,3 +391,56 @@ TEST_CASE("a sampler stopped inside a record by ids stops neither samplers by id
   CHECK(sums["stopped"] == 1000);
   CHECK(failures == 0);
 }
+
+TEST_CASE("the lanes of a slot share its memory cap") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"cpu-samples", "count"}};
+  input.max_memory_bytes = size_t{1} << 20;
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::Recorder recorder(options, 0);
+  // Distinct keys: one stack, a new thread id label each.
+  auto record = [&](const std::string& leaf, int64_t thread) {
+    OneFrameSample sample(leaf, 1);
+    stackrec::LabelView label;
+    label.key = "thread id";
+    label.num = thread;
+    sample.view.labels = absl::MakeConstSpan(&label, 1);
+    return recorder.Record(sample.view).ok();
+  };
+  // The first sampler fills its lane to about half the cap, then stops
+  // inside a record, holding that lane.
+  StopOneSampler stopper;
+  std::atomic<int> failures{0};
+  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+  std::atomic<bool> half{false};
+  std::thread first([&] {
+    int64_t thread = 0;
+    while (recorder.SlotMemoryBytes() < options.max_memory_bytes / 2) {
+      if (!record("first", thread++)) failures++;
+    }
+    half = true;
+    stopper.who = std::this_thread::get_id();
+    stopper.armed = true;
+    if (!record("first", -1)) failures++;
+  });
+  while (!stopper.inside.load()) std::this_thread::yield();
+  REQUIRE(half.load());
+  const uint64_t over_before = recorder.stats().samples_over_memory;
+  // The second sampler gets a lane of its own; its new keys go to the
+  // storage-full sample once both lanes together reach the cap, which its
+  // lane alone is far from.
+  std::thread second([&] {
+    for (int64_t thread = 0; thread < 200000; ++thread) {
+      if (!record("second", 1000000 + thread)) failures++;
+    }
+  });
+  second.join();
+  const uint64_t over = recorder.stats().samples_over_memory - over_before;
+  const size_t bytes = recorder.SlotMemoryBytes();
+  CHECK(recorder.LaneCount() == 3);
+  CHECK(over > 0);
+  CHECK(bytes < options.max_memory_bytes + options.max_memory_bytes / 4);
+  stopper.release = true;
+  first.join();
+  CHECK(failures == 0);
+}

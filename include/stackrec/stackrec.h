@@ -208,7 +208,7 @@ typedef struct stackrec_sample {
  * - max_frames (0: 512): a deeper stack keeps its max_frames leaf-side
  *   frames and ends in one pseudo-frame "[N frames truncated]".
  * - max_memory_bytes (0: 1 GiB): a bound on the tables of one profile (of
- *   each recorder slot's lane: see stackrec_recorder). Once reached, a sample that needs a new stack,
+ *   each recorder slot, all of its lanes together). Once reached, a sample that needs a new stack,
  *   label set or key is added to one pseudo-sample whose stack is the frame
  *   "[stackrec: storage full]", with no labels, so totals are kept; samples
  *   of existing keys keep aggregating normally. Counted in the stats.
@@ -494,8 +494,8 @@ STACKREC_API void stackrec_encoded_free(stackrec_encoded *encoded);
  * profile it encodes. A lane holding a sampler that does not come out of
  * its record within 2 ms (descheduled, or stopped in a debugger) is left
  * for a later serialization: its samples then come out in a later profile,
- * and every serialization after the samplers stopped takes them all. Each
- * lane has the memory cap (max_memory_bytes) of its own, and interns the
+ * and every serialization after the samplers stopped takes them all. The
+ * lanes of a slot share its max_memory_bytes. Each lane interns the
  * stacks and labels its samples use: two samplers recording the same
  * stacks hold two copies of them. A lane that recorded nothing in an
  * interval is emptied at the next serialization (a few KB).
