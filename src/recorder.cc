@@ -54,7 +54,7 @@
 // to a new one; its loop repeats only when a flip happened between its two
 // loads of active_, and flips are one per serialization. A sampler waits
 // only when kMaxLanes lanes are held at once. The serializer never waits
-// for a sampler beyond its 2 ms (but for a tracker's heap lane: below).
+// for a sampler beyond its 2 ms, trackers included.
 //
 // Lanes are added, never removed while the recorder lives: their count is
 // the most samplers that ever recorded at the same instant. A lane that
@@ -83,47 +83,52 @@
 // them when they differ, so an id from before the forget is refused.
 //
 // Endpoints: RecordEndpoint writes into a lane of the active slot, and the
-// merge gathers them with the samples. A request may
-// outlive a flip, so the endpoints of the slot serialized last are carried
-// into the next serialization and apply to spans that slot does not name
-// itself (one flip of grace).
+// merge gathers them with the samples. A request may outlive a flip, so the
+// endpoints of the slot serialized last are carried into the next
+// serialization and apply to spans that slot does not name itself (one
+// flip of grace).
 //
 // Live-heap tracking (live_heap.h) adds three pieces of state, one per
-// owner, so that what the serializer reads still comes only through slots:
-//  - in each slot's heap lane (a Profile of its own, `Slot::heap`), "heap
+// owner:
+//  - two heap lanes (`heap_lanes_`, Profiles of their own) that hold "heap
 //    deltas": Track adds the object's values at the live-heap types to its
-//    (stack, labels) row, Untrack subtracts them. Trackers write them under
-//    the protocol above with one lane a slot, whose lock they wait for
-//    (EnterHeapLane); the serializer waits, after its flip, until the old
-//    slot's heap lane is free, rather than take it with a bounded try.
+//    (stack, labels) row, Untrack subtracts them. `heap_active_` names the
+//    lane trackers write to, under the protocol above with one lane, whose
+//    lock they wait for (EnterHeapLane). The serializer flips the heap
+//    lanes right after the slots and takes the old one with the same
+//    bounded try as the slots' lanes. If a tracker still holds it, the
+//    serializer does not flip the heap lanes again until it has absorbed
+//    that one: meanwhile trackers go on in the active heap lane, and the
+//    profiles carry the totals as of the last heap lane absorbed.
 //  - TrackedObjects (samplers only, under heap_lock_): the object table and
 //    a content store that interns each object's stack and labels, so that
-//    Untrack can name the object's key in whatever slot is active then.
-//    Lock order: a heap lane's lock, then heap_lock_. The serializer never takes
-//    heap_lock_, so samplers still never wait for it; they may wait for
-//    each other, as on a heap lane's lock (including a sampler that compacts
-//    the content store, an amortized O(objects) pass).
-//  - LiveTotals (serializer only, during its turn): after the flip and the
-//    drain, the old slot's heap deltas are added to the running totals by
-//    content and cleared from its heap lane; then every non-zero total is
-//    added to the merged profile's ordinary keys before encoding. If encoding fails,
-//    that addition is undone (KeyUndo) while the deltas stay consumed, so
-//    the next profile counts each object once.
+//    Untrack can name the object's key in whatever heap lane is active
+//    then. Lock order: a heap lane's lock, then heap_lock_. The serializer
+//    never takes heap_lock_; trackers wait for each other on it and on the
+//    heap lane's lock (including a tracker that compacts the content
+//    store, an amortized O(objects) pass). Records never take either.
+//  - LiveTotals (serializer only, during its turn): the heap lane taken is
+//    added to the running totals by content and cleared; then every
+//    non-zero total is added to the merged profile's ordinary keys before
+//    encoding. If encoding fails, that addition is undone (KeyUndo) while
+//    the deltas stay consumed, so the next profile counts each object once.
 //
 // Invariant 3: each object's deltas reach the totals in the order they
-// were made. A sampler commits a delta under heap_lock_ only if the slot
-// it entered is still active (it re-reads active_ under the lock);
-// otherwise it leaves and enters the new slot. Without that, an Untrack
-// that entered the old slot before a flip, but took heap_lock_ after a
-// Track that went to the new slot, would put the object's minus into an
-// earlier profile than its plus. Why the check suffices: while a sampler
-// holds a heap lane's lock, the serializer cannot flip a second time (it
-// waits for that lock to be free first), so "still active" means "no flip
-// since I entered", and every delta committed before it under heap_lock_
-// went to this slot or to an older one. A commit that read active_ after
-// the flip store is ordered before ours by heap_lock_, and coherence then
-// makes our read of active_ see the flip too. The retry is the same loop
-// as the entry's: once per flip, never a wait.
+// were made. A tracker commits a delta under heap_lock_ only if the heap
+// lane it entered is still active (it re-reads heap_active_ under the
+// lock); otherwise it leaves and enters the new one. Without that, an
+// Untrack that entered the old lane before a flip, but took heap_lock_
+// after a Track that went to the new one, would put the object's minus
+// into an earlier absorption than its plus. Why the check suffices: while
+// a tracker holds a heap lane's lock, the serializer cannot flip the heap
+// lanes a second time (it absorbs the old lane, taking its lock, before
+// it flips again), so "still active" means "no flip since I entered", and
+// every delta committed before it under heap_lock_ went to this lane or
+// to one absorbed earlier. A commit that read heap_active_ after the flip
+// store is ordered before ours by heap_lock_, and coherence then makes
+// our read of heap_active_ see the flip too. The retry is the same loop
+// as the entry's: once per flip, never a wait. Lanes are absorbed in the
+// order they were flipped out, so the totals take the deltas in order.
 // ---------------------------------------------------------------------------
 #include "recorder.h"
 #include "recorder_enter.h"
@@ -186,12 +191,12 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
     lane->profile = std::make_unique<Profile>(options_, now_ns);
     lane->profile->ShareMemoryCap(&slot.memory_bytes);
     slot.lanes.Add(std::move(lane));
-    if (heap_width != 0) {
-      slot.heap.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
-    }
     slot.start_ns = now_ns;
   }
   if (heap_width != 0) {
+    for (Lane& lane : heap_lanes_) {
+      lane.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+    }
     live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
     tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
   }
@@ -322,6 +327,28 @@ Status Recorder::AddUpscalingRule(UpscalingRule rule) {
   return upscaling_.Add(std::move(rule), options_);
 }
 
+namespace {
+
+// How long the serializer tries a lane a sampler holds: a record takes
+// microseconds, so a lane still held after this is held by a sampler that
+// was descheduled or stopped inside.
+constexpr std::chrono::milliseconds kLaneWait{2};
+
+// Takes `lock` if it comes free before `deadline`.
+bool TakeBefore(SpinLock* lock, std::chrono::steady_clock::time_point deadline) {
+  for (int spins = 0;; ++spins) {
+    if (lock->TryLock()) return true;
+    if (spins < 1024) {
+      SpinLock::CpuRelax();
+    } else {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      sched_yield();
+    }
+  }
+}
+
+}  // namespace
+
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
                            EncodedProfile* out) {
   bool expected = false;
@@ -341,13 +368,16 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   // start, so those samples are not attributed to a later interval alone.)
   if (!next.kept_failed) next.start_ns = flip_ns;
   active_.store(1 - old_index, std::memory_order_seq_cst);
-  // Every heap delta made before the flip must be read now (invariant 3):
-  // wait for the tracker inside, if any.
-  for (int spins = 0; old.heap.lock.IsLocked(std::memory_order_seq_cst);) {
-    if (++spins < 1024) {
-      SpinLock::CpuRelax();
-    } else {
-      sched_yield();
+  // The heap deltas flip with the slots, unless those of an earlier flip
+  // are still held by a tracker (invariant 3: they are absorbed in order).
+  const auto deadline = std::chrono::steady_clock::now() + kLaneWait;
+  if (live_totals_ != nullptr) {
+    if (heap_pending_) heap_pending_ = !AbsorbHeapLane(deadline, flip_ns);
+    if (!heap_pending_) {
+      heap_active_.store(1 - heap_active_.load(std::memory_order_relaxed),
+                         std::memory_order_seq_cst);
+      heap_pending_ = true;  // until absorbed, should Absorb throw
+      heap_pending_ = !AbsorbHeapLane(deadline, flip_ns);
     }
   }
   // The lanes taken are ours until the guard unlocks them (invariant 1).
@@ -359,7 +389,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   } unlocker{&lanes_held};
   std::unique_ptr<Profile> spare;
-  Profile& profile = *GatherLanes(&old, &next, &lanes_held, &spare);
+  Profile& profile = *GatherLanes(&old, &next, deadline, &lanes_held, &spare);
   Lane* const target = lanes_held.empty() ? nullptr : lanes_held.front();
 
   {
@@ -384,9 +414,6 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   KeyUndo live_undo;
   live_undo.key_count = profile.key_count();
   if (live_totals_ != nullptr) {
-    live_totals_->Absorb(old.heap.profile.get());
-    // Its keys were only for the deltas, which are consumed.
-    old.heap.profile->Reset(flip_ns);
     try {
       live_totals_->AddTo(&profile, &live_undo);
     } catch (...) {
@@ -434,7 +461,6 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
       stats_.samples_recorded += samples;
       samples_count.store(0, std::memory_order_relaxed);
       stats_.samples_left_out_of_output += out->stats.encoded.samples_left_out;
-      stats_.samples_truncated += old.heap.truncated.exchange(0, std::memory_order_relaxed);
       if (target != nullptr) {
         stats_.samples_truncated += target->truncated.exchange(0, std::memory_order_relaxed);
         stats_.samples_over_memory +=
@@ -474,24 +500,21 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   return status;
 }
 
-namespace {
 
-// Takes `lock` if it comes free before `deadline`.
-bool TakeBefore(SpinLock* lock, std::chrono::steady_clock::time_point deadline) {
-  for (int spins = 0;; ++spins) {
-    if (lock->TryLock()) return true;
-    if (spins < 1024) {
-      SpinLock::CpuRelax();
-    } else {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      sched_yield();
-    }
-  }
+bool Recorder::AbsorbHeapLane(std::chrono::steady_clock::time_point deadline,
+                              int64_t now_ns) {
+  Lane& lane = heap_lanes_[1 - heap_active_.load(std::memory_order_relaxed)];
+  if (!TakeBefore(&lane.lock, deadline)) return false;
+  SpinLockHolder hold(&lane.lock, SpinLockHolder::kAdopt);
+  live_totals_->Absorb(lane.profile.get());
+  // Its keys were only for the deltas, which are consumed.
+  lane.profile->Reset(now_ns);
+  return true;
 }
 
-}  // namespace
-
-Profile* Recorder::GatherLanes(Slot* old, Slot* active, std::vector<Lane*>* lanes_held,
+Profile* Recorder::GatherLanes(Slot* old, Slot* active,
+                               std::chrono::steady_clock::time_point deadline,
+                               std::vector<Lane*>* lanes_held,
                                std::unique_ptr<Profile>* spare) {
   // A sampler inside a lane leaves it within microseconds, unless it was
   // descheduled or stopped there: such a lane is left as it is, samples
@@ -499,7 +522,6 @@ Profile* Recorder::GatherLanes(Slot* old, Slot* active, std::vector<Lane*>* lane
   // is free by then, though its slot is the active one: its lock is all
   // that keeps samplers out, and the sums stay exact (its samples reach a
   // profile one interval late).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
   const uint32_t n = old->lanes.count();
   lanes_held->reserve(n + active->skipped.size());
   old->skipped.clear();
@@ -581,7 +603,6 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
       reset(slot.lanes.at(l), serializers, 0);
     }
-    reset(&slot.heap, serializers, heap_width);
     slot.start_ns = now_ns;
     slot.kept_failed = false;
     slot.skipped.clear();
@@ -595,6 +616,12 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
       slot.lanes.at(l)->profile->RepublishMemory();
     }
   }
+  // A heap lane a tracker or the serializer was in is abandoned.
+  for (uint32_t h = 0; h < 2; ++h) {
+    reset(&heap_lanes_[h], serializer_was_busy, heap_width);
+  }
+  heap_active_.store(0, std::memory_order_relaxed);
+  heap_pending_ = false;
   active_.store(0, std::memory_order_relaxed);
   carried_endpoints_.clear();
   // The rules are configuration: the child keeps them.
@@ -646,8 +673,9 @@ RecorderStats Recorder::stats() const {
     };
     for (const Slot& slot : slots_) {
       for (uint32_t l = 0; l < slot.lanes.count(); ++l) add(*slot.lanes.at(l));
-      add(slot.heap);
     }
+    // Their truncations only: a heap lane's counts are never moved.
+    for (const Lane& lane : heap_lanes_) add(lane);
   }
   out.records_rejected = records_rejected_.load(std::memory_order_relaxed);
   out.objects_tracked = objects_tracked_.load(std::memory_order_relaxed);
@@ -661,7 +689,9 @@ size_t Recorder::SlotMemoryBytes() const {
     for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
       bytes += slot.lanes.at(l)->profile->MemoryBytes();
     }
-    if (slot.heap.profile != nullptr) bytes += slot.heap.profile->MemoryBytes();
+  }
+  for (const Lane& lane : heap_lanes_) {
+    if (lane.profile != nullptr) bytes += lane.profile->MemoryBytes();
   }
   return bytes;
 }

@@ -8,6 +8,7 @@
 #define STACKREC_SRC_RECORDER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -116,8 +117,8 @@ class Recorder {
   uint32_t LaneCount() const {
     return slots_[0].lanes.count() + slots_[1].lanes.count();
   }
-  // Test-only: `hook` runs inside every record while the record's lane is
-  // held, after its sample is added (null: none). A test stops a sampler
+  // Test-only: `hook` runs inside every record and track while its lane is
+  // held, after its sample or delta is added (null: none). A test stops a sampler
   // there to show that the others, and the serializer, go on without it.
   void SetRecordHookForTesting(void (*hook)(void*), void* arg) {
     record_hook_arg_ = arg;
@@ -137,10 +138,6 @@ class Recorder {
     // The profiles samplers record into (sampler_lanes.h). Lane 0 exists
     // from the start.
     Lanes lanes;
-    // Track and Untrack's heap deltas, in a profile of their own behind a
-    // lock only trackers take: the serializer waits for it, as it must
-    // read every delta made before its flip (invariant 3).
-    Lane heap;
     // Serializer only: where this slot's interval starts, and whether it
     // still holds samples of a serialization that failed (which keep their
     // start).
@@ -155,7 +152,7 @@ class Recorder {
   // holding a lane of the active slot, re-checked active under the lane's
   // lock (invariant 1); a write that returns no status leaves the lane and
   // enters the then active slot again. EnterHeapLane does the same with
-  // the active slot's heap lane, waiting for it if another tracker holds it.
+  // the active heap lane, waiting for it if another tracker holds it.
   template <typename F>
   Status EnterLane(F&& write);
   template <typename F>
@@ -173,8 +170,8 @@ class Recorder {
   // those of the new active slot that it skipped last time if they are
   // free now, merges them, and returns the profile to encode (`lanes_held`
   // are the lanes it took, to unlock when done).
-  Profile* GatherLanes(Slot* old, Slot* active, std::vector<Lane*>* lanes_held,
-                       std::unique_ptr<Profile>* spare);
+  Profile* GatherLanes(Slot* old, Slot* active, std::chrono::steady_clock::time_point deadline,
+                       std::vector<Lane*>* lanes_held, std::unique_ptr<Profile>* spare);
 
   const ProfileOptions options_;
   // Pre-interned ids: samplers only, under dict_lock_. The generation is
@@ -195,8 +192,20 @@ class Recorder {
   // Of both slots: each slot serializes every other time.
   OutputSizes output_sizes_;
 
+  // Track and Untrack's heap deltas (recorder.cc, invariant 3): two
+  // profiles behind locks only trackers and the serializer take, flipped
+  // by the serializer apart from the slots. heap_active_ names the one
+  // trackers write to; heap_pending_ (serializer only) says that the other
+  // holds deltas not yet absorbed into the totals.
+  Lane heap_lanes_[2];
+  std::atomic<uint32_t> heap_active_{0};
+  bool heap_pending_ = false;
+  // Serializer only: absorbs the heap lane not active into the live totals
+  // if it can take it before `deadline`; false if not.
+  bool AbsorbHeapLane(std::chrono::steady_clock::time_point deadline, int64_t now_ns);
+
   // Live-heap tracking, samplers' side (null when tracking is off). The
-  // heap lock is taken after a slot's lock, never before, and never by the
+  // heap lock is taken after a heap lane's lock, never before, and never by the
   // serializer.
   const LiveHeapOptions live_heap_options_;
   SpinLock heap_lock_;

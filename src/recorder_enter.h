@@ -43,11 +43,11 @@ Status Recorder::EnterLane(F&& write) {
 template <typename F>
 Status Recorder::EnterHeapLane(F&& write) {
   for (;;) {
-    const uint32_t s = active_.load(std::memory_order_acquire);
-    Lane& lane = slots_[s].heap;
+    const uint32_t h = heap_active_.load(std::memory_order_acquire);
+    Lane& lane = heap_lanes_[h];
     SpinLockHolder hold(&lane.lock);  // a seq_cst exchange (invariant 1)
-    if (active_.load(std::memory_order_seq_cst) != s) continue;
-    if (std::optional<Status> status = write(lane, s)) return *status;
+    if (heap_active_.load(std::memory_order_seq_cst) != h) continue;
+    if (std::optional<Status> status = write(lane, h)) return *status;
   }
 }
 

@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The recorder's live-heap tracking on the samplers' side: an object
-// tracked or untracked under the active slot's lock and the heap lock, and
-// committed only into a slot that is still active (invariant 3 of
+// tracked or untracked under the active heap lane's lock and the heap lock,
+// and committed only into a heap lane that is still active (invariant 3 of
 // recorder.cc).
 #include <algorithm>
 #include <vector>
@@ -42,8 +42,8 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
   }
   return EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
     SpinLockHolder hold(&heap_lock_);
-    // Invariant 3: commit only into a slot that is still active.
-    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    // Invariant 3: commit only into a heap lane that is still active.
+    if (heap_active_.load(std::memory_order_acquire) != index) return std::nullopt;
     bool truncated = false;
     const Status status = tracked_->Track(object_id, sample, lane.profile.get(), &truncated);
     if (status.ok()) {
@@ -53,6 +53,9 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
                              std::memory_order_relaxed);
       }
       tracked_->CompactIfMostlyDead();  // a replaced object may free a key
+      if (void (*hook)(void*) = record_hook_.load(std::memory_order_acquire)) {
+        hook(record_hook_arg_);
+      }
     } else if (status.code() == Code::kLimitExceeded) {
       objects_not_tracked_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -64,19 +67,19 @@ void Recorder::Untrack(uint64_t object_id) {
   if (tracked_ == nullptr) return;
   {
     // The common case (a free of an object never sampled) ends here,
-    // without entering a slot.
+    // without entering a heap lane.
     SpinLockHolder hold(&heap_lock_);
     if (!tracked_->Contains(object_id)) return;
   }
   const Status status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
     SpinLockHolder hold(&heap_lock_);
-    if (active_.load(std::memory_order_acquire) != index) return std::nullopt;
+    if (heap_active_.load(std::memory_order_acquire) != index) return std::nullopt;
     tracked_->Untrack(object_id, lane.profile.get());
     objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
     return OkStatus();
   });
   (void)status;
-  // Outside the slot's lock: a compaction makes only other trackers wait.
+  // Outside the heap lane's lock: a compaction makes only other trackers wait.
   SpinLockHolder hold(&heap_lock_);
   tracked_->CompactIfMostlyDead();
 }

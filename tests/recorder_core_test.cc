@@ -13,6 +13,7 @@
 
 #include "catch2/catch.hpp"
 #include "pprof_decode.h"
+#include "live_heap.h"
 #include "recorder.h"
 
 using namespace stackrec_test;
@@ -442,5 +443,76 @@ TEST_CASE("the lanes of a slot share its memory cap") {
   CHECK(bytes < options.max_memory_bytes + options.max_memory_bytes / 4);
   stopper.release = true;
   first.join();
+  CHECK(failures == 0);
+}
+
+TEST_CASE("a tracker stopped inside a track stops neither samplers nor the serializer") {
+  // cpu-samples recorded; heap-live-samples and heap-live-size tracked.
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {
+      {"cpu-samples", "count"}, {"heap-live-samples", "count"}, {"heap-live-size", "bytes"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::LiveHeapOptions live_in, live;
+  live_in.types = {1, 2};
+  REQUIRE(stackrec::MakeLiveHeapOptions(live_in, 3, &live).ok());
+  stackrec::Recorder recorder(options, 0, live);
+  auto track = [&](uint64_t id, const std::string& leaf, int64_t bytes) {
+    OneFrameSample sample(leaf, 0);
+    const int64_t values[3] = {0, 1, bytes};
+    sample.view.values = absl::MakeConstSpan(values, 3);
+    return recorder.Track(id, sample.view).ok();
+  };
+  auto record = [&](const std::string& leaf) {
+    OneFrameSample sample(leaf, 0);
+    const int64_t values[3] = {1, 0, 0};
+    sample.view.values = absl::MakeConstSpan(values, 3);
+    return recorder.Record(sample.view).ok();
+  };
+  // Per leaf: cpu-samples, heap-live-samples, heap-live-size, of one profile.
+  using Sums = std::map<std::string, std::vector<int64_t>>;
+  auto serialize = [&] {
+    stackrec::EncodedProfile out;
+    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
+    const Profile p = Decode(Bytes(out));
+    Sums sums;
+    for (const auto& s : p.sample()) {
+      const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
+      const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
+      std::vector<int64_t>& sum = sums[p.string_table(static_cast<int>(function.name()))];
+      sum.resize(3, 0);
+      for (int i = 0; i < 3; ++i) sum[static_cast<size_t>(i)] += s.value(i);
+    }
+    return sums;
+  };
+  REQUIRE(track(1, "kept", 100));
+  CHECK(serialize() == Sums{{"kept", {0, 1, 100}}});
+
+  StopOneSampler stopper;
+  std::atomic<int> failures{0};
+  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+  std::thread tracker([&] {
+    stopper.who = std::this_thread::get_id();
+    stopper.armed = true;
+    if (!track(2, "stopped", 40)) failures++;
+  });
+  while (!stopper.inside.load()) std::this_thread::yield();
+  // Records go on, and each serialization encodes them with the totals as
+  // of the last heap deltas it could read: object 1 alone.
+  for (int round = 0; round < 3; ++round) {
+    std::thread sampler([&] {
+      for (int i = 0; i < 1000; ++i) {
+        if (!record("work")) failures++;
+      }
+    });
+    sampler.join();
+    CHECK(serialize() == Sums{{"kept", {0, 1, 100}}, {"work", {1000, 0, 0}}});
+  }
+  stopper.release = true;
+  tracker.join();
+  // Object 2 joins the totals once its tracker is out, and untracking
+  // object 1 takes it out.
+  CHECK(serialize() == Sums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
+  recorder.Untrack(1);
+  CHECK(serialize() == Sums{{"stopped", {0, 1, 40}}});
   CHECK(failures == 0);
 }
