@@ -19,11 +19,13 @@
 // Sampler:   s = active_                      (acquire)
 //            take a free lane of slots[s]     (try-lock: seq_cst exchange)
 //              or, if every lane is held, add a lane, taken
+//                                             (count moved: seq_cst CAS)
 //            if active_ != s: unlock, start over              (seq_cst load)
 //            write; unlock                    (release)
 // Serializer: set the idle slot's start to the flip instant t
 //            active_ = other                  (seq_cst)
-//            take each lane of old            (try-lock, for at most 2 ms)
+//            n = old's lane count             (seq_cst load)
+//            take each of those n lanes       (try-lock, for at most 2 ms)
 //            merge the lanes taken; encode as [old.start, t]; clear them
 //            unlock them
 //
@@ -34,7 +36,12 @@
 // (the unlock synchronizes with its exchange), so its re-check of active_
 // sees the flip and it backs off, unless a later flip made the slot active
 // again, in which case writing there is right. A sampler holding a lane
-// can itself never be overtaken: the serializer's try-lock fails.
+// can itself never be overtaken: the serializer's try-lock fails. A lane a
+// sampler adds is covered only if the serializer counts it: the CAS that
+// moves the slot's lane count (Lanes::Add) and the serializer's read of
+// the count after its flip are seq_cst, as are the flip and the sampler's
+// re-check, so either the serializer sees the new lane and tries it like
+// any other, or the sampler's re-check sees the flip and it backs off.
 //
 // Invariant 2: everything a sampler wrote is visible to the serializer: the
 // sampler's release unlock synchronizes with the serializer's exchange
@@ -408,9 +415,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     }
   }
 
-  // The objects still tracked join the slot's samples (invariant 3: its
-  // deltas are all in by now). The deltas are consumed for good; the
-  // totals' addition to the keys is taken back if encoding fails.
+  // The objects tracked as of the last heap lane absorbed join the
+  // samples. The deltas are consumed for good; the totals' addition to the
+  // keys is taken back if encoding fails.
   KeyUndo live_undo;
   live_undo.key_count = profile.key_count();
   if (live_totals_ != nullptr) {
@@ -522,7 +529,7 @@ Profile* Recorder::GatherLanes(Slot* old, Slot* active,
   // is free by then, though its slot is the active one: its lock is all
   // that keeps samplers out, and the sums stay exact (its samples reach a
   // profile one interval late).
-  const uint32_t n = old->lanes.count();
+  const uint32_t n = old->lanes.count_seq_cst();  // after the flip (invariant 1)
   lanes_held->reserve(n + active->skipped.size());
   old->skipped.clear();
   for (uint32_t i = 0; i < n; ++i) {

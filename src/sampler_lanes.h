@@ -49,6 +49,12 @@ class Lanes {
   // at(i) of one of them is never null.
   uint32_t count() const { return count_.load(std::memory_order_acquire); }
   Lane* at(uint32_t i) const { return lanes_[i].load(std::memory_order_acquire); }
+  // count() for the serializer after its seq_cst flip: Add moves the count
+  // with seq_cst too, so either this sees a lane added by a sampler that
+  // then re-checks the flip, or that sampler's re-check sees the flip
+  // (recorder.cc, invariant 1). An acquire load could miss the lane while
+  // the sampler misses the flip.
+  uint32_t count_seq_cst() const { return count_.load(std::memory_order_seq_cst); }
 
   // Publishes `lane` after the last one, with its lock already held by the
   // caller, and returns its index; kMaxLanes (and `lane` freed) when full.
