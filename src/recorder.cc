@@ -341,19 +341,6 @@ namespace {
 // was descheduled or stopped inside.
 constexpr std::chrono::milliseconds kLaneWait{2};
 
-// Takes `lock` if it comes free before `deadline`.
-bool TakeBefore(SpinLock* lock, std::chrono::steady_clock::time_point deadline) {
-  for (int spins = 0;; ++spins) {
-    if (lock->TryLock()) return true;
-    if (spins < 1024) {
-      SpinLock::CpuRelax();
-    } else {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      sched_yield();
-    }
-  }
-}
-
 }  // namespace
 
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
@@ -511,7 +498,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
 bool Recorder::AbsorbHeapLane(std::chrono::steady_clock::time_point deadline,
                               int64_t now_ns) {
   Lane& lane = heap_lanes_[1 - heap_active_.load(std::memory_order_relaxed)];
-  if (!TakeBefore(&lane.lock, deadline)) return false;
+  if (!lane.lock.TryLockUntil(deadline)) return false;
   SpinLockHolder hold(&lane.lock, SpinLockHolder::kAdopt);
   live_totals_->Absorb(lane.profile.get());
   // Its keys were only for the deltas, which are consumed.
@@ -534,7 +521,7 @@ Profile* Recorder::GatherLanes(Slot* old, Slot* active,
   old->skipped.clear();
   for (uint32_t i = 0; i < n; ++i) {
     Lane* lane = old->lanes.at(i);
-    if (TakeBefore(&lane->lock, deadline)) {
+    if (lane->lock.TryLockUntil(deadline)) {
       lanes_held->push_back(lane);
     } else {
       old->skipped.push_back(i);

@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 
 #include "absl/base/thread_annotations.h"
 
@@ -30,18 +31,14 @@ class ABSL_LOCKABLE SpinLock {
   // can order it against its flips (recorder.cc, invariant 1). On x86 both
   // are the same xchg.
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_seq_cst);) {
-      while (locked_.load(std::memory_order_relaxed)) {
-        // Contention means another thread is inside a short critical
-        // section: spin politely, and only give the core away if that
-        // thread was descheduled.
-        if (++spins < 1024) {
-          CpuRelax();
-        } else {
-          sched_yield();
-        }
-      }
-    }
+    LockUnless([] { return false; });
+  }
+  // Takes the lock if it comes free before `deadline`, waiting as Lock()
+  // does; seq_cst as Lock(). For a thread that must not wait long on a
+  // holder that may have been descheduled or stopped inside.
+  bool TryLockUntil(std::chrono::steady_clock::time_point deadline)
+      ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {
+    return LockUnless([deadline] { return std::chrono::steady_clock::now() >= deadline; });
   }
   // Takes the lock if it is free, never waiting; seq_cst as Lock(). Reads
   // first, so that a held lock's line is not taken from its holder's core.
@@ -57,6 +54,27 @@ class ABSL_LOCKABLE SpinLock {
   void ForceUnlockAfterFork() { locked_.store(false, std::memory_order_relaxed); }
 
  private:
+  // Lock() and TryLockUntil(): takes the lock, unless give_up() says so
+  // first (then false). The uncontended path is the first exchange.
+  template <typename GiveUp>
+  bool LockUnless(GiveUp give_up) {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_seq_cst);) {
+      while (locked_.load(std::memory_order_relaxed)) {
+        // Contention means another thread is inside a short critical
+        // section: spin politely, and only give the core away if that
+        // thread was descheduled. give_up() is asked only then, so that a
+        // deadline's clock is not read while spinning.
+        if (++spins < 1024) {
+          CpuRelax();
+        } else {
+          if (give_up()) return false;
+          sched_yield();
+        }
+      }
+    }
+    return true;
+  }
+
   std::atomic<bool> locked_{false};
 };
 
@@ -66,7 +84,7 @@ class ABSL_SCOPED_LOCKABLE SpinLockHolder {
       : lock_(lock) {
     lock_->Lock();
   }
-  // For a lock the caller already holds (TryLock).
+  // For a lock the caller already holds (TryLock, TryLockUntil).
   enum Adopt { kAdopt };
   SpinLockHolder(SpinLock* lock, Adopt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lock) : lock_(lock) {}
   ~SpinLockHolder() ABSL_UNLOCK_FUNCTION() { lock_->Unlock(); }
