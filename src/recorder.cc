@@ -194,10 +194,7 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
       live_heap_options_(live_heap) {
   const size_t heap_width = live_heap_options_.types.size();
   for (Slot& slot : slots_) {
-    auto lane = std::make_unique<Lane>();
-    lane->profile = std::make_unique<Profile>(options_, now_ns);
-    lane->profile->ShareMemoryCap(&slot.memory_bytes);
-    slot.lanes.Add(std::move(lane));
+    slot.lanes.Add(NewLane(slot, now_ns));
     slot.start_ns = now_ns;
   }
   if (heap_width != 0) {
@@ -210,6 +207,13 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
 }
 
 Recorder::~Recorder() = default;
+
+std::unique_ptr<Lane> Recorder::NewLane(Slot& slot, int64_t start_ns) {
+  auto lane = std::make_unique<Lane>();
+  lane->profile = std::make_unique<Profile>(options_, start_ns);
+  lane->profile->ShareMemoryCap(&slot.memory_bytes);
+  return lane;
+}
 
 namespace {
 
@@ -250,9 +254,7 @@ Lane* Recorder::TakeLane(uint32_t s) {
   // Every lane is held, by other samplers or by the serializer after a
   // flip: a new lane, unless it is the flip (then the caller starts over).
   if (active_.load(std::memory_order_seq_cst) != s) return nullptr;
-  auto fresh = std::make_unique<Lane>();
-  fresh->profile = std::make_unique<Profile>(options_, 0);  // the slot keeps the start
-  fresh->profile->ShareMemoryCap(&slots_[s].memory_bytes);
+  auto fresh = NewLane(slots_[s], 0);  // the slot keeps the start
   fresh->lock.Lock();  // not published yet: free
   Lane* lane = fresh.get();
   const uint32_t index = lanes.Add(std::move(fresh));

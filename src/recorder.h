@@ -161,6 +161,9 @@ class Recorder {
   // lane is held. Null if the slot stopped being active meanwhile, or if
   // it has kMaxLanes lanes, all held. Returned locked.
   Lane* TakeLane(uint32_t s);
+  // A lane for `slot`, not yet added to it: a fresh profile that shares
+  // the slot's memory cap, as every lane of a slot must.
+  std::unique_ptr<Lane> NewLane(Slot& slot, int64_t start_ns);
   // Profile::ImportInterned into a lane of the active slot.
   void ImportIntoActiveSlot(Profile::Interned what, uint32_t id);
   // Record's bookkeeping around add(profile of the lane it entered).
