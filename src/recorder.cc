@@ -579,11 +579,14 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   const bool serializer_was_busy = serializing_.load(std::memory_order_relaxed);
   const uint32_t active = active_.load(std::memory_order_relaxed);
   const size_t heap_width = live_heap_options_.types.size();
-  auto reset = [&](Lane* lane, bool dirty, size_t width) {
+  // `slot` is the lane's, whose memory cap a profile made anew shares;
+  // null for a heap lane, which shares none.
+  auto reset = [&](Lane* lane, bool dirty, size_t width, Slot* slot) {
     if (lane->profile == nullptr) return;  // a heap lane without tracking
     if (dirty || lane->lock.IsLocked(std::memory_order_relaxed)) {
       Abandon(&lane->profile);
       lane->profile = std::make_unique<Profile>(options_, now_ns, width);
+      if (slot != nullptr) lane->profile->ShareMemoryCap(&slot->memory_bytes);
     } else {
       lane->profile->Reset(now_ns);
     }
@@ -597,16 +600,12 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     Slot& slot = slots_[i];
     const bool serializers = serializer_was_busy && i != active;
     for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
-      reset(slot.lanes.at(l), serializers, 0);
+      reset(slot.lanes.at(l), serializers, 0, &slot);
     }
     slot.start_ns = now_ns;
     slot.kept_failed = false;
     slot.skipped.clear();
     // An abandoned profile never withdraws what it published: count again.
-    for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
-      Profile& profile = *slot.lanes.at(l)->profile;
-      profile.ShareMemoryCap(&slot.memory_bytes);  // for a profile made anew
-    }
     slot.memory_bytes.store(0, std::memory_order_relaxed);
     for (uint32_t l = 0; l < slot.lanes.count(); ++l) {
       slot.lanes.at(l)->profile->RepublishMemory();
@@ -614,7 +613,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   }
   // A heap lane a tracker or the serializer was in is abandoned.
   for (uint32_t h = 0; h < 2; ++h) {
-    reset(&heap_lanes_[h], serializer_was_busy, heap_width);
+    reset(&heap_lanes_[h], serializer_was_busy, heap_width, nullptr);
   }
   heap_active_.store(0, std::memory_order_relaxed);
   heap_pending_ = false;
