@@ -183,16 +183,26 @@ struct OneFrameSample {
   }
 };
 
-// Sums of the values by leaf function name.
-std::map<std::string, int64_t> ByLeaf(const stackrec::EncodedProfile& encoded) {
-  const Profile p = Decode(Bytes(encoded));
-  std::map<std::string, int64_t> sums;
+// The name of a sample's leaf function.
+std::string Leaf(const Profile& p, const Sample& s) {
+  const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
+  const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
+  return p.string_table(static_cast<int>(function.name()));
+}
+
+// By leaf function name, the sums of the values at each sample type.
+using LeafSums = std::map<std::string, std::vector<int64_t>>;
+LeafSums ByLeaf(const Profile& p) {
+  LeafSums sums;
   for (const auto& s : p.sample()) {
-    const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
-    const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
-    sums[p.string_table(static_cast<int>(function.name()))] += s.value(0);
+    std::vector<int64_t>& sum = sums[Leaf(p, s)];
+    sum.resize(static_cast<size_t>(p.sample_type_size()), 0);
+    for (int i = 0; i < p.sample_type_size(); ++i) sum[static_cast<size_t>(i)] += s.value(i);
   }
   return sums;
+}
+LeafSums ByLeaf(const stackrec::EncodedProfile& encoded) {
+  return ByLeaf(Decode(Bytes(encoded)));
 }
 
 }  // namespace
@@ -224,7 +234,7 @@ TEST_CASE("a sampler stopped inside a record stops neither the other samplers no
   auto serialize = [&] {
     stackrec::EncodedProfile out;
     REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
-    for (const auto& [leaf, sum] : ByLeaf(out)) seen[leaf] += sum;
+    for (const auto& [leaf, sums] : ByLeaf(out)) seen[leaf] += sums.at(0);
   };
   for (int round = 0; round < 4; ++round) {
     std::vector<std::thread> others;
@@ -368,14 +378,11 @@ TEST_CASE("a sampler stopped inside a record by ids stops neither samplers by id
     stackrec::EncodedProfile out;
     REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
     const Profile p = Decode(Bytes(out));
+    for (const auto& [leaf, values] : ByLeaf(p)) sums[leaf] += values.at(0);
     for (const auto& s : p.sample()) {
-      const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
-      const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
-      const std::string leaf = p.string_table(static_cast<int>(function.name()));
-      sums[leaf] += s.value(0);
       for (const auto& l : s.label()) {
         if (p.string_table(static_cast<int>(l.key())) == "trace endpoint") {
-          endpoints[leaf] = p.string_table(static_cast<int>(l.str()));
+          endpoints[Leaf(p, s)] = p.string_table(static_cast<int>(l.str()));
         }
       }
     }
@@ -469,23 +476,13 @@ TEST_CASE("a tracker stopped inside a track stops neither samplers nor the seria
     return recorder.Record(sample.view).ok();
   };
   // Per leaf: cpu-samples, heap-live-samples, heap-live-size, of one profile.
-  using Sums = std::map<std::string, std::vector<int64_t>>;
   auto serialize = [&] {
     stackrec::EncodedProfile out;
     REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
-    const Profile p = Decode(Bytes(out));
-    Sums sums;
-    for (const auto& s : p.sample()) {
-      const auto& location = p.location(static_cast<int>(s.location_id(0) - 1));
-      const auto& function = p.function(static_cast<int>(location.line(0).function_id() - 1));
-      std::vector<int64_t>& sum = sums[p.string_table(static_cast<int>(function.name()))];
-      sum.resize(3, 0);
-      for (int i = 0; i < 3; ++i) sum[static_cast<size_t>(i)] += s.value(i);
-    }
-    return sums;
+    return ByLeaf(out);
   };
   REQUIRE(track(1, "kept", 100));
-  CHECK(serialize() == Sums{{"kept", {0, 1, 100}}});
+  CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}});
 
   StopOneSampler stopper;
   std::atomic<int> failures{0};
@@ -505,14 +502,14 @@ TEST_CASE("a tracker stopped inside a track stops neither samplers nor the seria
       }
     });
     sampler.join();
-    CHECK(serialize() == Sums{{"kept", {0, 1, 100}}, {"work", {1000, 0, 0}}});
+    CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}, {"work", {1000, 0, 0}}});
   }
   stopper.release = true;
   tracker.join();
   // Object 2 joins the totals once its tracker is out, and untracking
   // object 1 takes it out.
-  CHECK(serialize() == Sums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
+  CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
   recorder.Untrack(1);
-  CHECK(serialize() == Sums{{"stopped", {0, 1, 40}}});
+  CHECK(serialize() == LeafSums{{"stopped", {0, 1, 40}}});
   CHECK(failures == 0);
 }
