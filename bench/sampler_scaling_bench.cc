@@ -19,12 +19,20 @@
 // done, before the last flip: the recorder, and where a serializer ran the
 // outputs kept so far.
 //
+// The trackers' path is live-heap tracking as an allocation profiler does
+// it: every tick is an allocation sampled, tracked under an address-like
+// id of its own; it is freed (untracked) kTrackWindow ticks later, and each
+// tick also frees one object never sampled (the common free). Every value
+// is a live-heap value. After the run, the profile of the last flip must
+// hold exactly the objects still tracked, or the run fails.
+//
 // `passes` is chosen per path and serializer setting so that one sampler
 // takes about --seconds (with a serializer, at least five flip intervals):
 // long enough that the threads' start and end do not count.
 //
 //   build/release/bench/stackrec-bench-sampler-scaling [--workload=typical|heavy]
 //       [--runs=5] [--seconds=1] [--flip-ms=1000] [--max-samplers=N]
+//       [--path=strings|ids|trackers]
 //
 // Without --max-samplers, 1, 2, 4 and 8 samplers, as far as the machine has
 // CPUs. Exits 1 if a run fails.
@@ -33,6 +41,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -59,7 +68,25 @@ using stackrec_bench::Tick;
 using stackrec_bench::Workload;
 using Clock = std::chrono::steady_clock;
 
-enum class Path { kStrings, kIds };
+enum class Path { kStrings, kIds, kTrack };
+
+const char* PathName(Path path) {
+  switch (path) {
+    case Path::kStrings: return "strings";
+    case Path::kIds: return "ids";
+    case Path::kTrack: return "trackers";
+  }
+  return "?";
+}
+
+// How many ticks an object a tracker tracked stays alive.
+constexpr size_t kTrackWindow = 1024;
+
+// Tracker `t`'s object id for its `n`th allocation: address-like, 16-byte
+// aligned, distinct across trackers; +8 is an object never sampled.
+uint64_t ObjectId(int t, size_t n) {
+  return 0x7f0000000000u + (static_cast<uint64_t>(t) << 36) + static_cast<uint64_t>(n) * 16;
+}
 
 struct Flags {
   std::string workload = "typical";
@@ -67,6 +94,7 @@ struct Flags {
   double seconds = 1.0;
   int flip_ms = 1000;
   int max_samplers = 0;  // 0: up to 8, as far as the machine has CPUs
+  std::vector<Path> paths = {Path::kStrings, Path::kIds, Path::kTrack};
 };
 
 double ThreadCpuNs() {
@@ -124,7 +152,13 @@ bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t e
 RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int flip_ms) {
   RunResult result;
   const double resident_before = ResidentBytes();
-  const stackrec_profile_options opts = stackrec_bench::ProfileOptions();
+  stackrec_profile_options opts = stackrec_bench::ProfileOptions();
+  static const size_t kAllTypes[] = {0, 1, 2, 3};
+  static_assert(sizeof(kAllTypes) / sizeof(kAllTypes[0]) == stackrec_bench::kSampleTypes);
+  if (path == Path::kTrack) {
+    opts.live_heap_types = kAllTypes;
+    opts.live_heap_types_len = stackrec_bench::kSampleTypes;
+  }
   stackrec_recorder* r = nullptr;
   if (stackrec_recorder_new(&opts, &r) != STACKREC_OK) {
     result.error = std::string("recorder_new: ") + stackrec_last_error();
@@ -155,16 +189,29 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
       while (!go.load(std::memory_order_acquire)) {
       }
       const double cpu_start = ThreadCpuNs();
-      const bool ok =
-          path == Path::kStrings
-              ? RecordShare(r, w, begin, end, passes,
-                            [&](const Tick& tick) {
-                              return stackrec_recorder_record(r, &strings.Build(tick)) ==
-                                     STACKREC_OK;
-                            })
-              : RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
-                  return stackrec_recorder_record_ids(r, &ids.Build(tick)) == STACKREC_OK;
-                });
+      size_t allocations = 0;
+      bool ok = false;
+      switch (path) {
+        case Path::kStrings:
+          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+            return stackrec_recorder_record(r, &strings.Build(tick)) == STACKREC_OK;
+          });
+          break;
+        case Path::kIds:
+          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+            return stackrec_recorder_record_ids(r, &ids.Build(tick)) == STACKREC_OK;
+          });
+          break;
+        case Path::kTrack:
+          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+            const size_t n = allocations++;
+            if (n >= kTrackWindow) stackrec_recorder_untrack(r, ObjectId(t, n - kTrackWindow));
+            stackrec_recorder_untrack(r, ObjectId(t, n) + 8);
+            return stackrec_recorder_track(r, ObjectId(t, n), &strings.Build(tick)) ==
+                   STACKREC_OK;
+          });
+          break;
+      }
       cpu_ns[static_cast<size_t>(t)] = ThreadCpuNs() - cpu_start;
       done[static_cast<size_t>(t)] = Clock::now();
       if (!ok) failed.store(true);
@@ -205,8 +252,27 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   result.memory_mb = (ResidentBytes() - resident_before) / 1e6;
   flip();  // what the last interval recorded
 
-  // Nothing lost: every output's sums add up to the passes' sums.
+  // Nothing lost: every output's sums add up to the passes' sums, or, for
+  // trackers, the last output holds exactly the objects still alive.
   int64_t totals[stackrec_bench::kSampleTypes] = {};
+  std::array<int64_t, stackrec_bench::kSampleTypes> expected = w.totals();
+  for (int64_t& e : expected) e *= passes;
+  if (path == Path::kTrack) {
+    expected = {};
+    SampleBuilder strings(w);
+    for (int t = 0; t < samplers; ++t) {
+      const size_t begin = ticks * static_cast<size_t>(t) / static_cast<size_t>(samplers);
+      const size_t end = ticks * static_cast<size_t>(t + 1) / static_cast<size_t>(samplers);
+      const size_t share = end - begin;
+      const size_t allocations = share * static_cast<size_t>(passes);
+      for (size_t n = allocations - std::min(allocations, kTrackWindow); n < allocations; ++n) {
+        const stackrec_sample& s = strings.Build(w.ticks()[begin + n % share]);
+        for (size_t i = 0; i < stackrec_bench::kSampleTypes; ++i) expected[i] += s.values[i];
+      }
+    }
+    for (size_t i = 0; i + 1 < outputs.size(); ++i) stackrec_encoded_free(outputs[i]);
+    outputs.erase(outputs.begin(), outputs.end() - 1);
+  }
   for (stackrec_encoded* e : outputs) {
     const stackrec_bench::PprofSummary s =
         stackrec_bench::Summarize(stackrec_encoded_data(e), stackrec_encoded_size(e));
@@ -220,10 +286,10 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   if (failed.load()) result.error = "a record failed";
   if (serialize_failed) result.error = "a serialize failed";
   for (size_t i = 0; i < stackrec_bench::kSampleTypes && result.error.empty(); ++i) {
-    if (totals[i] != w.totals()[i] * passes) {
+    if (totals[i] != expected[i]) {
       result.error = std::string("the sums of ") + stackrec_bench::kSampleTypeNames[i][0] +
                      " are " + std::to_string(totals[i]) + ", not " +
-                     std::to_string(w.totals()[i] * passes);
+                     std::to_string(expected[i]);
     }
   }
   if (!result.error.empty()) return result;
@@ -261,10 +327,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->flip_ms = std::atoi(v.c_str());
     } else if (value("--max-samplers", &v) && std::atoi(v.c_str()) > 0) {
       f->max_samplers = std::atoi(v.c_str());
+    } else if (value("--path", &v) && (v == "strings" || v == "ids" || v == "trackers")) {
+      f->paths = {v == "strings" ? Path::kStrings : v == "ids" ? Path::kIds : Path::kTrack};
     } else {
       std::fprintf(stderr,
                    "usage: %s [--workload=typical|heavy] [--runs=N] [--seconds=S] "
-                   "[--flip-ms=MS] [--max-samplers=N]\n",
+                   "[--flip-ms=MS] [--max-samplers=N] [--path=strings|ids|trackers]\n",
                    argv[0]);
       return false;
     }
@@ -292,7 +360,7 @@ int main(int argc, char** argv) {
   std::printf("| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record | flips | memory MB | memory vs 1 |\n");
   std::printf("|------|------------|----------|---------|---------|-------------|---------|---------------|-------|-----------|-------------|\n");
   bool all_ok = true;
-  for (Path path : {Path::kStrings, Path::kIds}) {
+  for (Path path : flags.paths) {
     for (int flip_ms : {0, flags.flip_ms}) {
       // One sampler, one pass, to size the runs.
       const RunResult probe = RunOnce(w, path, 1, 1, 0);
@@ -326,7 +394,7 @@ int main(int argc, char** argv) {
         }
         const double records = static_cast<double>(w.ticks().size()) * passes;
         std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f | %.1f | %.2f× |\n",
-                    path == Path::kStrings ? "strings" : "ids",
+                    PathName(path),
                     flip_ms == 0 ? "none" : "flips", n, records, median_wall,
                     records / median_wall / 1000.0, one_wall > 0 ? one_wall / median_wall : 0.0,
                     Median(cpu), Median(flips), median_memory,
