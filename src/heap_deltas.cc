@@ -37,20 +37,39 @@ void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
   }
 }
 
+void HeapDeltas::RememberFromStore(uint64_t generation, StoreId kind, uint32_t id,
+                                   uint32_t here) {
+  if (generation != store_generation_) {
+    for (std::vector<uint32_t>& known : from_store_) known.clear();
+    store_generation_ = generation;
+  }
+  std::vector<uint32_t>& known = from_store_[static_cast<int>(kind)];
+  if (id >= known.size()) {
+    ReserveFor(known, size_t{id} + 1 - known.size());
+    known.resize(size_t{id} + 1, kUnknown);
+  }
+  known[id] = here;
+}
+
 void HeapDeltas::Clear() {
   index_.clear();
   keys_.clear();
   values_.clear();
+  // The rows are gone, and the profile's tables may go next (Reset).
+  for (std::vector<uint32_t>& known : from_store_) known.clear();
 }
 
 void HeapDeltas::Release() {
   index_ = {};
   std::vector<SampleKey>().swap(keys_);
   std::vector<int64_t>().swap(values_);
+  for (std::vector<uint32_t>& known : from_store_) std::vector<uint32_t>().swap(known);
 }
 
 size_t HeapDeltas::MemoryBytes() const {
-  return MapBytes(index_) + VectorBytes(keys_) + VectorBytes(values_);
+  size_t bytes = MapBytes(index_) + VectorBytes(keys_) + VectorBytes(values_);
+  for (const std::vector<uint32_t>& known : from_store_) bytes += VectorBytes(known);
+  return bytes;
 }
 
 }  // namespace stackrec

@@ -31,6 +31,23 @@ class HeapDeltas {
   // `negate`, saturating.
   void Add(uint32_t row, const int64_t* values, bool negate);
 
+  // What an id of the content store that feeds these deltas
+  // (TrackedObjects) is in this profile: a store key's row, a store
+  // stack's or label set's id here. Remembered so that a tracked object's
+  // row is found again without reading and hashing its content.
+  // `generation` names the store's numbering of its ids: a store that
+  // renumbers them takes a new generation, and what was remembered under
+  // another one is forgotten. Clear() and Release() forget it all, as the
+  // rows and this profile's tables it points into go.
+  enum class StoreId { kKey, kStack, kLabels };
+  static constexpr uint32_t kUnknown = ~uint32_t{0};
+  uint32_t FromStore(uint64_t generation, StoreId kind, uint32_t id) const {
+    const std::vector<uint32_t>& known = from_store_[static_cast<int>(kind)];
+    return generation == store_generation_ && id < known.size() ? known[id] : kUnknown;
+  }
+  // Throws std::bad_alloc, with at most this id not remembered.
+  void RememberFromStore(uint64_t generation, StoreId kind, uint32_t id, uint32_t here);
+
   size_t size() const { return keys_.size(); }
   uint32_t stack(size_t i) const { return keys_[i].stack; }
   uint32_t labels(size_t i) const { return keys_[i].labels; }
@@ -47,6 +64,8 @@ class HeapDeltas {
   absl::flat_hash_map<SampleKey, uint32_t> index_;  // key -> row
   std::vector<SampleKey> keys_;
   std::vector<int64_t> values_;
+  uint64_t store_generation_ = 0;
+  std::vector<uint32_t> from_store_[3];  // by StoreId; kUnknown: not remembered
 };
 
 }  // namespace stackrec

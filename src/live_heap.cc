@@ -226,10 +226,26 @@ TrackedObjects::TrackedObjects(const ProfileOptions& profile_options,
       scratch_old_(options.types.size()) {}
 
 uint32_t TrackedObjects::SlotRow(uint32_t key, Profile* slot) {
-  uint32_t stack, labels;
+  using StoreId = HeapDeltas::StoreId;
+  const HeapDeltas& known = slot->heap_deltas();
+  uint32_t row = known.FromStore(generation_, StoreId::kKey, key);
+  if (row != HeapDeltas::kUnknown) return row;
+  // A new key in this slot is most often a known stack with new labels
+  // (a new span): each half is imported by content only once.
   const HeapDeltas& keys = store_->heap_deltas();
-  slot->ImportKey(*store_, keys.stack(key), keys.labels(key), &stack, &labels);
-  return slot->HeapRow(stack, labels);
+  uint32_t stack = known.FromStore(generation_, StoreId::kStack, keys.stack(key));
+  if (stack == HeapDeltas::kUnknown) {
+    stack = slot->ImportStack(*store_, keys.stack(key));
+    slot->RememberFromStore(generation_, StoreId::kStack, keys.stack(key), stack);
+  }
+  uint32_t labels = known.FromStore(generation_, StoreId::kLabels, keys.labels(key));
+  if (labels == HeapDeltas::kUnknown) {
+    labels = slot->ImportLabels(*store_, keys.labels(key));
+    slot->RememberFromStore(generation_, StoreId::kLabels, keys.labels(key), labels);
+  }
+  row = slot->HeapRow(stack, labels);
+  slot->RememberFromStore(generation_, StoreId::kKey, key, row);
+  return row;
 }
 
 void TrackedObjects::Release(uint32_t key) {
@@ -255,11 +271,7 @@ Status TrackedObjects::Track(uint64_t id, const SampleView& sample, Profile* slo
   const uint32_t key = store_->HeapRow(stack, labels);
   const size_t keys = store_->heap_deltas().size();
   if (refs_.size() < keys) refs_.resize(keys, 0);
-  uint32_t slot_stack, slot_labels;
-  bool cut;
-  // The same content the store just accepted: cannot fail on it.
-  STACKREC_RETURN_IF_ERROR(slot->InternSampleKey(sample, &slot_stack, &slot_labels, &cut));
-  const uint32_t new_row = slot->HeapRow(slot_stack, slot_labels);
+  const uint32_t new_row = SlotRow(key, slot);
   uint32_t old_row = 0;
   if (existing != ObjectTable::kNone) {
     old_row = SlotRow(objects_.key(existing), slot);
@@ -320,6 +332,7 @@ void TrackedObjects::CompactIfMostlyDead() {
     // Nothing has changed so far, and nothing below allocates.
     objects_.RemapKeys(new_keys);
     store_ = std::move(next);
+    ++generation_;  // what the heap lanes remember of the old ids is stale
     refs_ = std::move(refs);
     live_keys_ = refs_.size();
   } catch (const std::bad_alloc&) {

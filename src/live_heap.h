@@ -146,7 +146,8 @@ class TrackedObjects {
   size_t MemoryBytes() const;
 
  private:
-  // Key `key` of the store as a heap row of `slot`.
+  // Key `key` of the store as a heap row of `slot`: remembered by `slot`
+  // (HeapDeltas::FromStore), else imported by content.
   uint32_t SlotRow(uint32_t key, Profile* slot);
   void Release(uint32_t key);
 
@@ -156,6 +157,9 @@ class TrackedObjects {
   // Content store: a tracked object's key id is a heap row of this profile
   // (of width 0), i.e. an interned (stack, labels).
   std::unique_ptr<Profile> store_;
+  // Which numbering of the store's keys is current: a compaction renumbers
+  // them and takes the next one.
+  uint64_t generation_ = 0;
   std::vector<uint32_t> refs_;  // objects per store key
   size_t live_keys_ = 0;        // store keys with refs_ > 0
   ObjectTable objects_;

@@ -165,17 +165,38 @@ Status Profile::ValidateSampleContent(const SampleView& sample) const {
 
 void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
                         uint32_t* out_stack, uint32_t* out_labels) {
+  *out_stack = ImportStack(from, stack);
+  *out_labels = ImportLabels(from, labels);
+}
+
+// Back to views of `from`'s strings, then through the fingerprint caches: a
+// stack this profile knows costs one hash of its content and one lookup,
+// and the views are exactly what interned it, so the content round-trips.
+// Valid UTF-8 already: only an allocation can fail, and it throws.
+uint32_t Profile::ImportStack(const Profile& from, uint32_t stack) {
   TablesChanged();
-  // Back to views of `from`'s strings, then through the fingerprint caches:
-  // a stack this profile knows costs one hash of its content and one
-  // lookup, and the views are exactly what interned it, so the content
-  // round-trips.
   from.tables_.StackViews(stack, &scratch_.import_frames);
+  const absl::Span<const LocationView> frames = scratch_.import_frames;
+  scratch_.frame_hashes.resize(frames.size());
+  const Fingerprint fp = FingerprintFrames(frames, scratch_.frame_hashes.data());
+  uint32_t id;
+  if (!tables_.CachedStack(fp, &id)) {
+    const Status interned = tables_.InternStack(frames, scratch_.frame_hashes.data(), fp, &id);
+    (void)interned;
+  }
+  return id;
+}
+
+uint32_t Profile::ImportLabels(const Profile& from, uint32_t labels) {
+  TablesChanged();
   from.tables_.LabelViews(labels, &scratch_.import_labels);
-  // Valid UTF-8 already: only an allocation can fail, and it throws.
-  const Status interned = InternKeyContent(scratch_.import_frames, scratch_.import_labels,
-                                           out_stack, out_labels);
-  (void)interned;
+  const Fingerprint fp = FingerprintLabels(scratch_.import_labels);
+  uint32_t id;
+  if (!tables_.CachedLabels(fp, &id)) {
+    const Status interned = tables_.InternLabels(scratch_.import_labels, fp, &id);
+    (void)interned;
+  }
+  return id;
 }
 
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,

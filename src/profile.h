@@ -167,6 +167,9 @@ class Profile {
   // unreferenced entries behind).
   void ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
                  uint32_t* out_stack, uint32_t* out_labels);
+  // ImportKey's two halves: the stack alone, the label set alone.
+  uint32_t ImportStack(const Profile& from, uint32_t stack);
+  uint32_t ImportLabels(const Profile& from, uint32_t labels);
   // Adds every sample of `from` (keys, timestamped samples, endpoints and
   // their counts) to this profile by content, outside the memory cap, as
   // if they had been added here (profile_merge.cc). Throws std::bad_alloc
@@ -186,6 +189,11 @@ class Profile {
   uint32_t HeapRow(uint32_t stack, uint32_t labels) {
     TablesChanged();
     return heap_.Row(stack, labels);
+  }
+  void RememberFromStore(uint64_t generation, HeapDeltas::StoreId kind, uint32_t id,
+                         uint32_t here) {
+    TablesChanged();
+    heap_.RememberFromStore(generation, kind, id, here);
   }
   void AddHeapDelta(uint32_t row, const int64_t* values, bool negate) {
     heap_.Add(row, values, negate);

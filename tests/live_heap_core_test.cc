@@ -125,6 +125,27 @@ TEST_CASE("memory for tracking stays bounded when every cycle's stacks are new")
   CHECK(r.stats().objects_tracked == 1);
 }
 
+TEST_CASE("objects keep their stacks when the content store compacts between serializations") {
+  Heap h;
+  stackrec::Recorder r(h.options, 0, h.live);
+  // Distinct leaves, then most of them freed in the same interval: the
+  // content store compacts and numbers its keys anew while the heap lane
+  // still holds the deltas made under the old numbers.
+  constexpr int kObjects = 200, kKept = 10;
+  for (int i = 0; i < kObjects; ++i) Track(r, i, "old_" + std::to_string(i), i + 1);
+  for (int i = kKept; i < kObjects; ++i) r.Untrack(i);
+  // New keys take numbers that old keys had; kept objects change numbers.
+  for (int i = 0; i < kObjects; ++i) Track(r, 1000 + i, "new_" + std::to_string(i), 1000 + i);
+  for (int i = 0; i < kKept / 2; ++i) r.Untrack(i);
+  for (int i = 0; i < kObjects; i += 2) r.Untrack(1000 + i);
+  std::map<std::string, std::vector<int64_t>> expected;
+  for (int i = kKept / 2; i < kKept; ++i) expected["old_" + std::to_string(i)] = {1, i + 1};
+  for (int i = 1; i < kObjects; i += 2) expected["new_" + std::to_string(i)] = {1, 1000 + i};
+  CHECK(Serialize(r) == expected);
+  CHECK(Serialize(r) == expected);
+  CHECK(r.stats().objects_tracked == expected.size());
+}
+
 TEST_CASE("the object table agrees with a map through inserts, replacements and erases") {
   constexpr size_t kWidth = 2;
   stackrec::ObjectTable table(kWidth, 1 << 20);
