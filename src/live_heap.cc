@@ -217,10 +217,9 @@ size_t ObjectTable::MemoryBytes() const {
 
 TrackedObjects::TrackedObjects(const ProfileOptions& profile_options,
                                const LiveHeapOptions& options)
-    : profile_options_(profile_options),
-      types_(options.types),
+    : types_(options.types),
       max_objects_(options.max_objects),
-      store_(std::make_unique<Profile>(profile_options_, 0)),
+      store_(std::make_unique<Profile>(profile_options, 0)),
       objects_(options.types.size(), options.max_objects),
       scratch_new_(options.types.size()),
       scratch_old_(options.types.size()) {}
@@ -316,19 +315,17 @@ void TrackedObjects::CompactIfMostlyDead() {
   // is paid for by at least as many frees, 32 records each).
   if (dead < 64 || dead <= live_keys_ || dead * 32 < objects_.size()) return;
   try {
-    auto next = std::make_unique<Profile>(profile_options_, 0);
     std::vector<uint32_t> new_keys(keys, ObjectTable::kNone);
-    std::vector<uint32_t> refs;
+    std::vector<uint32_t> kept, refs;
+    kept.reserve(live_keys_);
     refs.reserve(live_keys_);
     for (uint32_t k = 0; k < keys; ++k) {
       if (refs_[k] == 0) continue;
-      uint32_t stack, labels;
-      next->ImportKey(*store_, store_->heap_deltas().stack(k), store_->heap_deltas().labels(k),
-                      &stack, &labels);
-      new_keys[k] = next->HeapRow(stack, labels);
-      // Distinct keys have distinct content, so rows come out in order.
+      new_keys[k] = static_cast<uint32_t>(kept.size());
+      kept.push_back(k);
       refs.push_back(refs_[k]);
     }
+    std::unique_ptr<Profile> next = store_->KeepHeapRows(kept);
     // Nothing has changed so far, and nothing below allocates.
     objects_.RemapKeys(new_keys);
     store_ = std::move(next);
@@ -347,12 +344,11 @@ size_t TrackedObjects::MemoryBytes() const {
 // ---- LiveTotals ------------------------------------------------------------------
 
 LiveTotals::LiveTotals(const ProfileOptions& profile_options, const LiveHeapOptions& options)
-    : profile_options_(profile_options),
-      width_(options.types.size()),
-      totals_(std::make_unique<Profile>(profile_options_, 0, options.types.size())) {
+    : width_(options.types.size()),
+      totals_(std::make_unique<Profile>(profile_options, 0, options.types.size())) {
   // The output holds the enabled types only; a disabled live-heap type is
   // tracked (samplers pass it) but, like any disabled type, not written.
-  const std::vector<bool>& enabled = profile_options_.enabled;
+  const std::vector<bool>& enabled = profile_options.enabled;
   for (size_t type : options.types) {
     if (!enabled.empty() && !enabled[type]) {
       stored_index_.push_back(kNotStored);
@@ -410,16 +406,13 @@ void LiveTotals::CompactIfMostlyDead() {
   }
   if (dead < 64 || dead * 2 <= n) return;
   try {
-    auto next = std::make_unique<Profile>(profile_options_, 0, width_);
-    for (size_t i = 0; i < n; ++i) {
+    std::vector<uint32_t> kept;
+    kept.reserve(n - dead);
+    for (uint32_t i = 0; i < n; ++i) {
       const int64_t* v = totals_->heap_deltas().values(i);
-      if (std::all_of(v, v + width_, [](int64_t x) { return x == 0; })) continue;
-      uint32_t stack, labels;
-      next->ImportKey(*totals_, totals_->heap_deltas().stack(i),
-                      totals_->heap_deltas().labels(i), &stack, &labels);
-      next->AddHeapDelta(next->HeapRow(stack, labels), v, /*negate=*/false);
+      if (!std::all_of(v, v + width_, [](int64_t x) { return x == 0; })) kept.push_back(i);
     }
-    totals_ = std::move(next);
+    totals_ = totals_->KeepHeapRows(kept);
   } catch (const std::bad_alloc&) {
     // Kept as they are until a later serialization tries again.
   }

@@ -151,7 +151,6 @@ class TrackedObjects {
   uint32_t SlotRow(uint32_t key, Profile* slot);
   void Release(uint32_t key);
 
-  const ProfileOptions profile_options_;
   const std::vector<size_t> types_;
   const size_t max_objects_;
   // Content store: a tracked object's key id is a heap row of this profile
@@ -187,7 +186,6 @@ class LiveTotals {
   // totals grow forever. Amortized: O(keys) after at least keys/2 died.
   void CompactIfMostlyDead();
 
-  const ProfileOptions profile_options_;
   const size_t width_;
   // Per live-heap type, its index among the stored (enabled) values, or
   // kNotStored when its type is disabled.

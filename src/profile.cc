@@ -135,6 +135,25 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   return next;
 }
 
+std::unique_ptr<Profile> Profile::KeepHeapRows(absl::Span<const uint32_t> rows) const {
+  auto next = std::make_unique<Profile>(options_, start_ns_, heap_.width());
+  SampleTables::Carried carried;
+  tables_.CarryInto(
+      &next->tables_,
+      [&](absl::FunctionRef<void(SampleKey)> carry) {
+        for (uint32_t row : rows) carry(SampleKey{heap_.stack(row), heap_.labels(row)});
+      },
+      &carried);
+  for (uint32_t row : rows) {
+    // Distinct rows have distinct keys, so the new rows come out in order.
+    const uint32_t kept =
+        next->heap_.Row(carried.stacks[heap_.stack(row)], carried.label_sets[heap_.labels(row)]);
+    next->heap_.Add(kept, heap_.values(row), /*negate=*/false);
+  }
+  if (shared_bytes_ != nullptr) next->ShareMemoryCap(shared_bytes_);
+  return next;
+}
+
 void Profile::RefreshOtherBytes() const {
   other_bytes_ = MemoryBytes() - aggregate_.KeyBytes();
   other_bytes_stale_ = false;

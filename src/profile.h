@@ -137,6 +137,11 @@ class Profile {
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
+  // The same for a content store (live_heap.h) whose keys are its heap
+  // rows: a profile holding only what heap rows `rows` use, whose heap row
+  // i is rows[i] here, values and all. Entries are copied by id, not
+  // hashed again. Throws std::bad_alloc.
+  std::unique_ptr<Profile> KeepHeapRows(absl::Span<const uint32_t> rows) const;
   // Drops the samples (and frees their storage), endpoints and heap deltas
   // but keeps every interned entry and cache: the cheap alternative to
   // CarryOver when most entries are still in use.
