@@ -195,26 +195,18 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 uint32_t Profile::ImportStack(const Profile& from, uint32_t stack) {
   TablesChanged();
   from.tables_.StackViews(stack, &scratch_.import_frames);
-  const absl::Span<const LocationView> frames = scratch_.import_frames;
-  scratch_.frame_hashes.resize(frames.size());
-  const Fingerprint fp = FingerprintFrames(frames, scratch_.frame_hashes.data());
   uint32_t id;
-  if (!tables_.CachedStack(fp, &id)) {
-    const Status interned = tables_.InternStack(frames, scratch_.frame_hashes.data(), fp, &id);
-    (void)interned;
-  }
+  const Status interned = InternStackContent(scratch_.import_frames, &id);
+  (void)interned;
   return id;
 }
 
 uint32_t Profile::ImportLabels(const Profile& from, uint32_t labels) {
   TablesChanged();
   from.tables_.LabelViews(labels, &scratch_.import_labels);
-  const Fingerprint fp = FingerprintLabels(scratch_.import_labels);
   uint32_t id;
-  if (!tables_.CachedLabels(fp, &id)) {
-    const Status interned = tables_.InternLabels(scratch_.import_labels, fp, &id);
-    (void)interned;
-  }
+  const Status interned = InternLabelsContent(scratch_.import_labels, &id);
+  (void)interned;
   return id;
 }
 

@@ -358,10 +358,13 @@ class Profile {
   // `frames`, or its first max_frames frames and a pseudo-frame that says
   // how many were cut (in scratch_.truncated).
   absl::Span<const LocationView> CutToMaxFrames(absl::Span<const LocationView> frames);
-  // Finds or interns a stack and a label set given by content.
+  // Finds or interns a stack and a label set given by content: both, or
+  // either alone.
   Status InternKeyContent(absl::Span<const LocationView> frames,
                           absl::Span<const LabelView> labels, uint32_t* stack,
                           uint32_t* label_set);
+  Status InternStackContent(absl::Span<const LocationView> frames, uint32_t* stack);
+  Status InternLabelsContent(absl::Span<const LabelView> labels, uint32_t* label_set);
 
   // ---- The memory cap -------------------------------------------------------
   // MemoryBytes() >= max_memory_bytes, asked before anything new is

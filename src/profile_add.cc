@@ -229,17 +229,21 @@ absl::Span<const LocationView> Profile::CutToMaxFrames(
 Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
                                  absl::Span<const LabelView> labels,
                                  uint32_t* stack, uint32_t* label_set) {
+  STACKREC_RETURN_IF_ERROR(InternStackContent(frames, stack));
+  return InternLabelsContent(labels, label_set);
+}
+
+Status Profile::InternStackContent(absl::Span<const LocationView> frames, uint32_t* stack) {
   scratch_.frame_hashes.resize(frames.size());
-  const Fingerprint stack_fp = FingerprintFrames(frames, scratch_.frame_hashes.data());
-  if (!tables_.CachedStack(stack_fp, stack)) {
-    STACKREC_RETURN_IF_ERROR(
-        tables_.InternStack(frames, scratch_.frame_hashes.data(), stack_fp, stack));
-  }
-  const Fingerprint labels_fp = FingerprintLabels(labels);
-  if (!tables_.CachedLabels(labels_fp, label_set)) {
-    STACKREC_RETURN_IF_ERROR(tables_.InternLabels(labels, labels_fp, label_set));
-  }
-  return OkStatus();
+  const Fingerprint fp = FingerprintFrames(frames, scratch_.frame_hashes.data());
+  if (tables_.CachedStack(fp, stack)) return OkStatus();
+  return tables_.InternStack(frames, scratch_.frame_hashes.data(), fp, stack);
+}
+
+Status Profile::InternLabelsContent(absl::Span<const LabelView> labels, uint32_t* label_set) {
+  const Fingerprint fp = FingerprintLabels(labels);
+  if (tables_.CachedLabels(fp, label_set)) return OkStatus();
+  return tables_.InternLabels(labels, fp, label_set);
 }
 
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
