@@ -25,7 +25,7 @@ uint32_t HeapDeltas::Row(uint32_t stack, uint32_t labels) {
 }
 
 void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
-  int64_t* sums = &values_[size_t{row} * width_];
+  int64_t* sums = values_.data() + size_t{row} * width_;  // none at width 0
   for (size_t i = 0; i < width_; ++i) {
     if (!negate) {
       sums[i] = SaturatingAdd(sums[i], values[i]);

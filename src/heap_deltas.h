@@ -51,7 +51,8 @@ class HeapDeltas {
   size_t size() const { return keys_.size(); }
   uint32_t stack(size_t i) const { return keys_[i].stack; }
   uint32_t labels(size_t i) const { return keys_[i].labels; }
-  const int64_t* values(size_t i) const { return &values_[i * width_]; }
+  // Through data(): a store of width 0 has no values at all.
+  const int64_t* values(size_t i) const { return values_.data() + i * width_; }
 
   // Drops every row, keeping the storage for the next interval.
   void Clear();
