@@ -49,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,6 +70,7 @@ using stackrec_bench::Workload;
 using Clock = std::chrono::steady_clock;
 
 enum class Path { kStrings, kIds, kTrack };
+constexpr Path kAllPaths[] = {Path::kStrings, Path::kIds, Path::kTrack};
 
 const char* PathName(Path path) {
   switch (path) {
@@ -94,7 +96,7 @@ struct Flags {
   double seconds = 1.0;
   int flip_ms = 1000;
   int max_samplers = 0;  // 0: up to 8, as far as the machine has CPUs
-  std::vector<Path> paths = {Path::kStrings, Path::kIds, Path::kTrack};
+  std::vector<Path> paths{std::begin(kAllPaths), std::end(kAllPaths)};
 };
 
 double ThreadCpuNs() {
@@ -307,6 +309,17 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The path PathName calls `name`.
+bool PathNamed(const std::string& name, Path* out) {
+  for (Path path : kAllPaths) {
+    if (name == PathName(path)) {
+      *out = path;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ParseFlags(int argc, char** argv, Flags* f) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -317,6 +330,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       return true;
     };
     std::string v;
+    Path path;
     if (value("--workload", &v) && (v == "typical" || v == "heavy")) {
       f->workload = v;
     } else if (value("--runs", &v) && std::atoi(v.c_str()) > 0) {
@@ -327,8 +341,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->flip_ms = std::atoi(v.c_str());
     } else if (value("--max-samplers", &v) && std::atoi(v.c_str()) > 0) {
       f->max_samplers = std::atoi(v.c_str());
-    } else if (value("--path", &v) && (v == "strings" || v == "ids" || v == "trackers")) {
-      f->paths = {v == "strings" ? Path::kStrings : v == "ids" ? Path::kIds : Path::kTrack};
+    } else if (value("--path", &v) && PathNamed(v, &path)) {
+      f->paths = {path};
     } else {
       std::fprintf(stderr,
                    "usage: %s [--workload=typical|heavy] [--runs=N] [--seconds=S] "
