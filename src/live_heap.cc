@@ -232,16 +232,17 @@ uint32_t TrackedObjects::SlotRow(uint32_t key, Profile* slot) {
   // A new key in this slot is most often a known stack with new labels
   // (a new span): each half is imported by content only once.
   const HeapDeltas& keys = store_->heap_deltas();
-  uint32_t stack = known.FromStore(generation_, StoreId::kStack, keys.stack(key));
-  if (stack == HeapDeltas::kUnknown) {
-    stack = slot->ImportStack(*store_, keys.stack(key));
-    slot->RememberFromStore(generation_, StoreId::kStack, keys.stack(key), stack);
-  }
-  uint32_t labels = known.FromStore(generation_, StoreId::kLabels, keys.labels(key));
-  if (labels == HeapDeltas::kUnknown) {
-    labels = slot->ImportLabels(*store_, keys.labels(key));
-    slot->RememberFromStore(generation_, StoreId::kLabels, keys.labels(key), labels);
-  }
+  auto half = [&](StoreId kind, uint32_t store_id) {
+    uint32_t id = known.FromStore(generation_, kind, store_id);
+    if (id == HeapDeltas::kUnknown) {
+      id = kind == StoreId::kStack ? slot->ImportStack(*store_, store_id)
+                                   : slot->ImportLabels(*store_, store_id);
+      slot->RememberFromStore(generation_, kind, store_id, id);
+    }
+    return id;
+  };
+  const uint32_t stack = half(StoreId::kStack, keys.stack(key));
+  const uint32_t labels = half(StoreId::kLabels, keys.labels(key));
   row = slot->HeapRow(stack, labels);
   slot->RememberFromStore(generation_, StoreId::kKey, key, row);
   return row;
