@@ -6,7 +6,7 @@
 // heap-live-size), a size that varies per object, ids that look like
 // addresses. Prints
 //  - bytes per object from the RSS delta of tracking them (everything:
-//    table, content store, the slot's and the totals' interned stacks),
+//    tables, content blobs, the heap lanes' and the totals' interned stacks),
 //  - bytes per object of the object table alone, as it counts itself,
 //  - ns per track, per untrack of a tracked object and of an untracked one
 //    (the free of an object never sampled), and one serialize's time,
@@ -161,7 +161,7 @@ int main() {
               static_cast<double>(rss_tracked - rss_before) / kObjects);
   std::printf("bytes/object, object table's own count: %.1f\n",
               static_cast<double>(table_bytes) / kObjects);
-  std::printf("bytes/object, table + content store + slot (before a serialize): %.1f\n",
+  std::printf("bytes/object, tables + content (before a serialize): %.1f\n",
               static_cast<double>(all_bytes) / kObjects);
   std::printf("track: %.0f ns/object\n", track_ns);
   std::printf("untrack of a tracked object: %.0f ns\n", untrack_ns);

@@ -37,18 +37,14 @@ void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
   }
 }
 
-void HeapDeltas::RememberFromStore(uint64_t generation, StoreId kind, uint32_t id,
-                                   uint32_t here) {
-  if (generation != store_generation_) {
-    for (std::vector<uint32_t>& known : from_store_) known.clear();
-    store_generation_ = generation;
+void HeapDeltas::RememberBlob(BlobKind kind, uint32_t number, uint64_t serial,
+                              uint32_t here) {
+  std::vector<Known>& known = from_blob_[static_cast<int>(kind)];
+  if (number >= known.size()) {
+    ReserveFor(known, size_t{number} + 1 - known.size());
+    known.resize(size_t{number} + 1, Known{0, kUnknown});
   }
-  std::vector<uint32_t>& known = from_store_[static_cast<int>(kind)];
-  if (id >= known.size()) {
-    ReserveFor(known, size_t{id} + 1 - known.size());
-    known.resize(size_t{id} + 1, kUnknown);
-  }
-  known[id] = here;
+  known[number] = Known{serial + 1, here};
 }
 
 void HeapDeltas::Clear() {
@@ -56,19 +52,19 @@ void HeapDeltas::Clear() {
   keys_.clear();
   values_.clear();
   // The rows are gone, and the profile's tables may go next (Reset).
-  for (std::vector<uint32_t>& known : from_store_) known.clear();
+  for (std::vector<Known>& known : from_blob_) known.clear();
 }
 
 void HeapDeltas::Release() {
   index_ = {};
   std::vector<SampleKey>().swap(keys_);
   std::vector<int64_t>().swap(values_);
-  for (std::vector<uint32_t>& known : from_store_) std::vector<uint32_t>().swap(known);
+  for (std::vector<Known>& known : from_blob_) std::vector<Known>().swap(known);
 }
 
 size_t HeapDeltas::MemoryBytes() const {
   size_t bytes = MapBytes(index_) + VectorBytes(keys_) + VectorBytes(values_);
-  for (const std::vector<uint32_t>& known : from_store_) bytes += VectorBytes(known);
+  for (const std::vector<Known>& known : from_blob_) bytes += VectorBytes(known);
   return bytes;
 }
 

@@ -31,22 +31,22 @@ class HeapDeltas {
   // `negate`, saturating.
   void Add(uint32_t row, const int64_t* values, bool negate);
 
-  // What an id of the content store that feeds these deltas
-  // (TrackedObjects) is in this profile: a store key's row, a store
-  // stack's or label set's id here. Remembered so that a tracked object's
-  // row is found again without reading and hashing its content.
-  // `generation` names the store's numbering of its ids: a store that
-  // renumbers them takes a new generation, and what was remembered under
-  // another one is forgotten. Clear() and Release() forget it all, as the
-  // rows and this profile's tables it points into go.
-  enum class StoreId { kKey, kStack, kLabels };
+  // What a blob of the trackers' content (ContentBlobs: a key, a stack, a
+  // label set) is in this profile: a key's row, a stack's or label set's
+  // id here. Remembered by the blob's number, checked against its serial
+  // (a number is reused once its blob is freed, a serial never), so that
+  // a tracked object's row is found again without reading its content.
+  // Clear() and Release() forget it all, as the rows and this profile's
+  // tables it points into go.
+  enum class BlobKind { kKey, kStack, kLabels };
   static constexpr uint32_t kUnknown = ~uint32_t{0};
-  uint32_t FromStore(uint64_t generation, StoreId kind, uint32_t id) const {
-    const std::vector<uint32_t>& known = from_store_[static_cast<int>(kind)];
-    return generation == store_generation_ && id < known.size() ? known[id] : kUnknown;
+  uint32_t FromBlob(BlobKind kind, uint32_t number, uint64_t serial) const {
+    const std::vector<Known>& known = from_blob_[static_cast<int>(kind)];
+    return number < known.size() && known[number].serial == serial + 1 ? known[number].here
+                                                                       : kUnknown;
   }
-  // Throws std::bad_alloc, with at most this id not remembered.
-  void RememberFromStore(uint64_t generation, StoreId kind, uint32_t id, uint32_t here);
+  // Throws std::bad_alloc, with at most this blob not remembered.
+  void RememberBlob(BlobKind kind, uint32_t number, uint64_t serial, uint32_t here);
 
   size_t size() const { return keys_.size(); }
   uint32_t stack(size_t i) const { return keys_[i].stack; }
@@ -65,8 +65,11 @@ class HeapDeltas {
   absl::flat_hash_map<SampleKey, uint32_t> index_;  // key -> row
   std::vector<SampleKey> keys_;
   std::vector<int64_t> values_;
-  uint64_t store_generation_ = 0;
-  std::vector<uint32_t> from_store_[3];  // by StoreId; kUnknown: not remembered
+  struct Known {
+    uint64_t serial;  // + 1; 0: nothing remembered
+    uint32_t here;
+  };
+  std::vector<Known> from_blob_[3];  // by BlobKind, by blob number
 };
 
 }  // namespace stackrec

@@ -7,6 +7,8 @@
 #include <new>
 #include <utility>
 
+#include "content_encoding.h"
+#include "fingerprint.h"
 #include "intern_tables.h"
 
 namespace stackrec {
@@ -198,16 +200,6 @@ void ObjectTable::Erase(uint32_t record) {
   }
 }
 
-void ObjectTable::RemapKeys(absl::Span<const uint32_t> new_keys) {
-  for (uint32_t r = 0; r < size_; ++r) {
-    char* p = Record(r) + sizeof(uint64_t);
-    uint32_t key;
-    std::memcpy(&key, p, sizeof(key));
-    key = new_keys[key];
-    std::memcpy(p, &key, sizeof(key));
-  }
-}
-
 size_t ObjectTable::MemoryBytes() const {
   return chunks_.size() * kChunkRecords * record_bytes_ +
          chunks_.capacity() * sizeof(chunks_[0]) + index_.capacity() * sizeof(uint32_t);
@@ -215,131 +207,237 @@ size_t ObjectTable::MemoryBytes() const {
 
 // ---- TrackedObjects ------------------------------------------------------------
 
+namespace {
+
+// A key blob's bytes: its stack's and label set's blob numbers and serials.
+struct KeyHalves {
+  uint32_t stack, labels;
+  uint64_t stack_serial, labels_serial;
+};
+static_assert(sizeof(KeyHalves) == 24, "no padding: the bytes are the key's identity");
+
+absl::string_view KeyBytes(const KeyHalves& k) {
+  return absl::string_view(reinterpret_cast<const char*>(&k), sizeof(k));
+}
+
+KeyHalves DecodeKey(absl::string_view bytes) {
+  KeyHalves k;
+  std::memcpy(&k, bytes.data(), sizeof(k));
+  return k;
+}
+
+// Each tracker's encodings, reused from one track to the next.
+thread_local std::string t_bytes, t_labels_bytes;
+thread_local std::vector<uint64_t> t_frame_hashes;
+thread_local std::vector<LocationView> t_frames;
+thread_local std::vector<LabelView> t_labels;
+
+}  // namespace
+
 TrackedObjects::TrackedObjects(const ProfileOptions& profile_options,
                                const LiveHeapOptions& options)
     : types_(options.types),
       max_objects_(options.max_objects),
-      store_(std::make_unique<Profile>(profile_options, 0)),
-      objects_(options.types.size(), options.max_objects),
-      scratch_new_(options.types.size()),
-      scratch_old_(options.types.size()) {}
+      checker_(std::make_unique<Profile>(profile_options, 0)) {
+  shards_.reserve(size_t{1} << kShardBits);
+  for (size_t i = 0; i < (size_t{1} << kShardBits); ++i) {
+    shards_.push_back(std::make_unique<Shard>(options.types.size(), options.max_objects));
+  }
+}
 
-uint32_t TrackedObjects::SlotRow(uint32_t key, Profile* slot) {
-  using StoreId = HeapDeltas::StoreId;
-  const HeapDeltas& known = slot->heap_deltas();
-  uint32_t row = known.FromStore(generation_, StoreId::kKey, key);
-  if (row != HeapDeltas::kUnknown) return row;
-  // A new key in this slot is most often a known stack with new labels
-  // (a new span): each half is imported by content only once.
-  const HeapDeltas& keys = store_->heap_deltas();
-  auto half = [&](StoreId kind, uint32_t store_id) {
-    uint32_t id = known.FromStore(generation_, kind, store_id);
-    if (id == HeapDeltas::kUnknown) {
-      id = kind == StoreId::kStack ? slot->ImportStack(*store_, store_id)
-                                   : slot->ImportLabels(*store_, store_id);
-      slot->RememberFromStore(generation_, kind, store_id, id);
+TrackedObjects::~TrackedObjects() = default;
+
+TrackedObjects::Shard& TrackedObjects::ShardOf(uint64_t id) const {
+  // The top bits of a multiplicative hash: addresses differ in their middle bits.
+  const uint64_t h = id * 0x9E3779B97F4A7C15u;
+  return *shards_[h >> (64 - kShardBits)];
+}
+
+Status TrackedObjects::Prepare(const SampleView& sample, Prepared* out, bool* truncated) {
+  out->values.resize(types_.size());
+  for (size_t j = 0; j < types_.size(); ++j) out->values[j] = sample.values[types_[j]];
+  *truncated = sample.locations.size() > checker_->options().max_frames;
+  // Content seen before is found by its fingerprint and its bytes (one
+  // memcmp: comparing frame by frame costs more than encoding); only new
+  // content is checked.
+  t_frame_hashes.resize(sample.locations.size());
+  const Fingerprint stack_fp = FingerprintFrames(sample.locations, t_frame_hashes.data());
+  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
+  const uint64_t stack_hash = stack_fp.lo;
+  const uint64_t labels_hash = labels_fp.lo;
+  EncodeFrames(sample.locations, &t_bytes);
+  EncodeLabels(sample.labels, &t_labels_bytes);
+  // The common case, a key seen before: its halves are only looked at, so
+  // trackers sharing a stack write nothing of it, and only the key takes
+  // a reference (serials name the halves, so a half freed and interned
+  // again meanwhile cannot match an old key).
+  KeyHalves seen;
+  if (blobs_.Peek(t_bytes, stack_hash, &seen.stack, &seen.stack_serial) &&
+      blobs_.Peek(t_labels_bytes, labels_hash, &seen.labels, &seen.labels_serial)) {
+    const absl::string_view seen_bytes = KeyBytes(seen);
+    if (const ContentBlobs::Blob* key =
+            blobs_.Find(seen_bytes, ContentBlobs::HashBytes(seen_bytes))) {
+      out->key = key->number;
+      return OkStatus();
     }
-    return id;
-  };
-  const uint32_t stack = half(StoreId::kStack, keys.stack(key));
-  const uint32_t labels = half(StoreId::kLabels, keys.labels(key));
-  row = slot->HeapRow(stack, labels);
-  slot->RememberFromStore(generation_, StoreId::kKey, key, row);
-  return row;
-}
-
-void TrackedObjects::Release(uint32_t key) {
-  if (--refs_[key] == 0) --live_keys_;
-}
-
-Status TrackedObjects::Track(uint64_t id, const SampleView& sample, Profile* slot,
-                             bool* truncated) {
-  const uint32_t existing = objects_.Find(id);
-  if (existing == ObjectTable::kNone && objects_.size() >= max_objects_) {
-    // Bad input is still reported as such, though nothing is interned.
-    STACKREC_RETURN_IF_ERROR(store_->ValidateSampleContent(sample));
-    return Error(Code::kLimitExceeded,
-                 "recorder: %zu objects are tracked, opts.max_tracked_objects; object "
-                 "%llu is not tracked",
-                 objects_.size(), static_cast<unsigned long long>(id));
   }
-  // Everything that can fail or allocate comes first: the content, the
-  // slot's rows, room in the table. Until the commit below, what changed is
-  // at most an interned entry no object or delta refers to.
-  uint32_t stack, labels;
-  STACKREC_RETURN_IF_ERROR(store_->InternSampleKey(sample, &stack, &labels, truncated));
-  const uint32_t key = store_->HeapRow(stack, labels);
-  const size_t keys = store_->heap_deltas().size();
-  if (refs_.size() < keys) refs_.resize(keys, 0);
-  const uint32_t new_row = SlotRow(key, slot);
-  uint32_t old_row = 0;
-  if (existing != ObjectTable::kNone) {
-    old_row = SlotRow(objects_.key(existing), slot);
-  } else {
-    objects_.Reserve();
+  const ContentBlobs::Blob* stack = blobs_.Find(t_bytes, stack_hash);
+  const ContentBlobs::Blob* labels = nullptr;
+  if (stack != nullptr) labels = blobs_.Find(t_labels_bytes, labels_hash);
+  if (stack == nullptr || labels == nullptr) {
+    const Status valid = checker_->ValidateSampleContent(sample);
+    if (!valid.ok()) {
+      if (stack != nullptr) blobs_.Release(stack->number);
+      return valid;
+    }
   }
-
-  // Commit: nothing below allocates or fails.
-  for (size_t j = 0; j < types_.size(); ++j) scratch_new_[j] = sample.values[types_[j]];
-  if (refs_[key]++ == 0) ++live_keys_;
-  if (existing != ObjectTable::kNone) {
-    // As if untracked first: its old values leave its old key.
-    const uint32_t old_key = objects_.key(existing);
-    objects_.values(existing, scratch_old_.data());
-    slot->AddHeapDelta(old_row, scratch_old_.data(), /*negate=*/true);
-    objects_.Set(existing, key, scratch_new_.data());
-    Release(old_key);
-  } else {
-    objects_.Insert(id, key, scratch_new_.data());
+  bool added;
+  try {
+    if (stack == nullptr) stack = &blobs_.Acquire(t_bytes, stack_hash, &added);
+    if (labels == nullptr) labels = &blobs_.Acquire(t_labels_bytes, labels_hash, &added);
+  } catch (...) {
+    if (stack != nullptr) blobs_.Release(stack->number);
+    throw;
   }
-  slot->AddHeapDelta(new_row, scratch_new_.data(), /*negate=*/false);
+  const KeyHalves halves{stack->number, labels->number, stack->serial, labels->serial};
+  const absl::string_view key_bytes = KeyBytes(halves);
+  uint32_t key;
+  try {
+    key = blobs_.Acquire(key_bytes, ContentBlobs::HashBytes(key_bytes), &added).number;
+  } catch (...) {
+    blobs_.Release(halves.stack);
+    blobs_.Release(halves.labels);
+    throw;
+  }
+  if (!added) {
+    // The key holds its halves already.
+    blobs_.Release(halves.stack);
+    blobs_.Release(halves.labels);
+  }
+  out->key = key;
   return OkStatus();
 }
 
-void TrackedObjects::Untrack(uint64_t id, Profile* slot) {
-  const uint32_t record = objects_.Find(id);
-  if (record == ObjectTable::kNone) return;
-  const uint32_t key = objects_.key(record);
-  const uint32_t row = SlotRow(key, slot);  // may throw; nothing changed yet
-  objects_.values(record, scratch_old_.data());
-  slot->AddHeapDelta(row, scratch_old_.data(), /*negate=*/true);
-  objects_.Erase(record);
-  Release(key);
+void TrackedObjects::Discard(Prepared* prepared) {
+  if (prepared->key != kNoKey) ReleaseKey(prepared->key);
+  prepared->key = kNoKey;
 }
 
-void TrackedObjects::CompactIfMostlyDead() {
-  const size_t keys = store_->heap_deltas().size();
-  const size_t dead = keys - live_keys_;
-  // A compaction costs O(live keys' content + objects). It waits until the
-  // dead keys outnumber the live ones (so at most half the store is dead)
-  // and number at least 1/32 of the objects (so the pass over the objects
-  // is paid for by at least as many frees, 32 records each).
-  if (dead < 64 || dead <= live_keys_ || dead * 32 < objects_.size()) return;
-  try {
-    std::vector<uint32_t> new_keys(keys, ObjectTable::kNone);
-    std::vector<uint32_t> kept, refs;
-    kept.reserve(live_keys_);
-    refs.reserve(live_keys_);
-    for (uint32_t k = 0; k < keys; ++k) {
-      if (refs_[k] == 0) continue;
-      new_keys[k] = static_cast<uint32_t>(kept.size());
-      kept.push_back(k);
-      refs.push_back(refs_[k]);
-    }
-    std::unique_ptr<Profile> next = store_->KeepHeapRows(kept);
-    // Nothing has changed so far, and nothing below allocates.
-    objects_.RemapKeys(new_keys);
-    store_ = std::move(next);
-    ++generation_;  // what the heap lanes remember of the old ids is stale
-    refs_ = std::move(refs);
-    live_keys_ = refs_.size();
-  } catch (const std::bad_alloc&) {
-    // The dead keys stay until a later attempt; nothing is wrong meanwhile.
+void TrackedObjects::ReleaseKey(uint32_t key) {
+  if (std::unique_ptr<ContentBlobs::Blob> freed = blobs_.Release(key)) {
+    const KeyHalves halves = DecodeKey(freed->bytes);
+    blobs_.Release(halves.stack);
+    blobs_.Release(halves.labels);
   }
 }
 
-size_t TrackedObjects::MemoryBytes() const {
-  return store_->MemoryBytes() + objects_.MemoryBytes() + refs_.capacity() * sizeof(uint32_t);
+uint32_t TrackedObjects::LaneRow(uint32_t key, Profile* lane) {
+  using Kind = HeapDeltas::BlobKind;
+  const HeapDeltas& known = lane->heap_deltas();
+  const ContentBlobs::Blob& key_blob = blobs_.Get(key);
+  uint32_t row = known.FromBlob(Kind::kKey, key, key_blob.serial);
+  if (row != HeapDeltas::kUnknown) return row;
+  // A new key in this lane is most often a known stack with new labels
+  // (a new span): each half is imported by content only once.
+  const KeyHalves halves = DecodeKey(key_blob.bytes);
+  uint32_t stack = known.FromBlob(Kind::kStack, halves.stack, halves.stack_serial);
+  if (stack == HeapDeltas::kUnknown) {
+    DecodeFrames(blobs_.Get(halves.stack).bytes, &t_frames);
+    stack = lane->ImportFrames(t_frames);
+    lane->RememberBlob(Kind::kStack, halves.stack, halves.stack_serial, stack);
+  }
+  uint32_t labels = known.FromBlob(Kind::kLabels, halves.labels, halves.labels_serial);
+  if (labels == HeapDeltas::kUnknown) {
+    DecodeLabels(blobs_.Get(halves.labels).bytes, &t_labels);
+    labels = lane->ImportLabelViews(t_labels);
+    lane->RememberBlob(Kind::kLabels, halves.labels, halves.labels_serial, labels);
+  }
+  row = lane->HeapRow(stack, labels);
+  lane->RememberBlob(Kind::kKey, key, key_blob.serial, row);
+  return row;
+}
+
+Status TrackedObjects::CommitLocked(Shard& shard, uint64_t id, Prepared* prepared,
+                                    Profile* lane, uint32_t* released) {
+  ObjectTable& objects = shard.table;
+  const uint32_t existing = objects.Find(id);
+  // Everything that can fail or allocate comes first: the lane's rows,
+  // room in the table, a place under the limit.
+  const uint32_t new_row = LaneRow(prepared->key, lane);
+  uint32_t old_row = 0;
+  if (existing != ObjectTable::kNone) {
+    old_row = LaneRow(objects.key(existing), lane);
+  } else {
+    size_t n = count_.load(std::memory_order_relaxed);
+    do {
+      if (n >= max_objects_) {
+        return Error(Code::kLimitExceeded,
+                     "recorder: %zu objects are tracked, opts.max_tracked_objects; object "
+                     "%llu is not tracked",
+                     n, static_cast<unsigned long long>(id));
+      }
+    } while (!count_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed));
+    try {
+      objects.Reserve();
+    } catch (...) {
+      count_.fetch_sub(1, std::memory_order_relaxed);
+      throw;
+    }
+  }
+
+  // Commit: nothing below allocates or fails.
+  if (existing != ObjectTable::kNone) {
+    // As if untracked first: its old values leave its old key.
+    absl::InlinedVector<int64_t, 4> old(types_.size());
+    objects.values(existing, old.data());
+    lane->AddHeapDelta(old_row, old.data(), /*negate=*/true);
+    *released = objects.key(existing);
+    objects.Set(existing, prepared->key, prepared->values.data());
+  } else {
+    objects.Insert(id, prepared->key, prepared->values.data());
+  }
+  lane->AddHeapDelta(new_row, prepared->values.data(), /*negate=*/false);
+  prepared->key = kNoKey;  // the object's now
+  return OkStatus();
+}
+
+bool TrackedObjects::Contains(uint64_t id) const {
+  Shard& shard = ShardOf(id);
+  SpinLockHolder hold(&shard.lock);
+  return shard.table.Find(id) != ObjectTable::kNone;
+}
+
+void TrackedObjects::UntrackLocked(Shard& shard, uint64_t id, Profile* lane,
+                                   uint32_t* released) {
+  ObjectTable& objects = shard.table;
+  const uint32_t record = objects.Find(id);
+  if (record == ObjectTable::kNone) return;
+  const uint32_t key = objects.key(record);
+  const uint32_t row = LaneRow(key, lane);  // may throw; nothing changed yet
+  absl::InlinedVector<int64_t, 4> values(types_.size());
+  objects.values(record, values.data());
+  lane->AddHeapDelta(row, values.data(), /*negate=*/true);
+  objects.Erase(record);
+  count_.fetch_sub(1, std::memory_order_relaxed);
+  *released = key;
+}
+
+size_t TrackedObjects::TableBytes() const {
+  size_t bytes = 0;
+  for (const auto& shard : shards_) {
+    SpinLockHolder hold(&shard->lock);
+    bytes += shard->table.MemoryBytes();
+  }
+  return bytes;
+}
+
+size_t TrackedObjects::MemoryBytes() const { return TableBytes() + blobs_.MemoryBytes(); }
+
+bool TrackedObjects::AnyLockHeld() const {
+  for (const auto& shard : shards_) {
+    if (shard->lock.IsLocked(std::memory_order_relaxed)) return true;
+  }
+  return blobs_.AnyLockHeld();
 }
 
 // ---- LiveTotals ------------------------------------------------------------------
@@ -362,17 +460,23 @@ LiveTotals::LiveTotals(const ProfileOptions& profile_options, const LiveHeapOpti
 }
 
 void LiveTotals::Absorb(Profile* slot) {
-  // Rows first (may throw, changing no total), then the sums.
-  const size_t n = slot->heap_deltas().size();
-  scratch_rows_.resize(n);
+  // Rows first (may throw, changing no total), then the sums. A key whose
+  // objects came and went within the interval sums to zero and changes no
+  // total: its content is not even imported.
+  const HeapDeltas& deltas = slot->heap_deltas();
+  const size_t n = deltas.size();
+  scratch_rows_.clear();
   for (size_t i = 0; i < n; ++i) {
+    const int64_t* v = deltas.values(i);
+    if (std::all_of(v, v + width_, [](int64_t x) { return x == 0; })) continue;
     uint32_t stack, labels;
-    totals_->ImportKey(*slot, slot->heap_deltas().stack(i), slot->heap_deltas().labels(i),
-                       &stack, &labels);
-    scratch_rows_[i] = totals_->HeapRow(stack, labels);
+    totals_->ImportKey(*slot, deltas.stack(i), deltas.labels(i), &stack, &labels);
+    scratch_rows_.push_back(static_cast<uint32_t>(i));
+    scratch_rows_.push_back(totals_->HeapRow(stack, labels));
   }
-  for (size_t i = 0; i < n; ++i) {
-    totals_->AddHeapDelta(scratch_rows_[i], slot->heap_deltas().values(i), /*negate=*/false);
+  for (size_t i = 0; i < scratch_rows_.size(); i += 2) {
+    totals_->AddHeapDelta(scratch_rows_[i + 1], deltas.values(scratch_rows_[i]),
+                          /*negate=*/false);
   }
   slot->ClearHeapDeltas();
   CompactIfMostlyDead();

@@ -9,23 +9,29 @@
 // recorder.cc):
 //  - ObjectTable: object id -> (key id, values), packed to stay under 48
 //    bytes per object at a million objects.
-//  - TrackedObjects: the samplers' side, under the recorder's heap lock:
-//    the table, and a Profile that interns each tracked object's stack and
-//    labels once (its "content"), so an untrack can name the object's key in
-//    whatever slot is active then.
+//  - TrackedObjects: the samplers' side, which trackers share without a
+//    common lock: object tables in shards by id, and each tracked object's
+//    stack and labels interned once (its "content", content_blobs.h), so
+//    an untrack can name the object's key in whatever heap lane it is in.
 //  - LiveTotals: the serializer's side: the sum of every heap delta the
-//    slots have handed over, by content.
+//    heap lanes have handed over, by content.
 #ifndef STACKREC_SRC_LIVE_HEAP_H_
 #define STACKREC_SRC_LIVE_HEAP_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "content_blobs.h"
 #include "profile.h"
 #include "sample_view.h"
+#include "spin_lock.h"
 #include "status.h"
 
 namespace stackrec {
@@ -85,8 +91,6 @@ class ObjectTable {
   // Removes the record; the last record moves into its place (so record
   // numbers are not stable across an Erase).
   void Erase(uint32_t record);
-  // Replaces every record's key k by new_keys[k].
-  void RemapKeys(absl::Span<const uint32_t> new_keys);
 
   // Bytes allocated: the chunks, the chunk pointers and the index.
   size_t MemoryBytes() const;
@@ -113,57 +117,114 @@ class ObjectTable {
   size_t size_ = 0;
 };
 
-// The samplers' side of tracking. Every call must hold the recorder's heap
-// lock; the ones that take a slot's profile also hold that slot's lock (the
-// order is slot, then heap).
+// The samplers' side of tracking, which any number of trackers call at
+// once. Objects are spread over kShards object tables by a hash of their
+// id, each behind a spin lock of its own; their content (stack, labels)
+// is interned once for all trackers in ContentBlobs. A tracker waits for
+// another only when both reach the same shard, or the same stripe of the
+// blobs, for one lookup. The heap lane passed in is the caller's alone
+// (it holds the lane's lock).
 class TrackedObjects {
  public:
+  static constexpr unsigned kShardBits = 4;
+
   // `profile_options` passed MakeProfileOptions and `options`
   // MakeLiveHeapOptions.
   TrackedObjects(const ProfileOptions& profile_options, const LiveHeapOptions& options);
+  ~TrackedObjects();
 
-  // Remembers object `id` with the sample's stack, labels and values at the
-  // live-heap types, replacing an object tracked under the same id, and
-  // adds the difference as heap deltas to `slot` (the active slot's
-  // profile). The caller validated values_len and timestamp_ns. At
-  // max_objects, a new id gets kLimitExceeded and nothing changes. On any
-  // error nothing observable changes.
-  Status Track(uint64_t id, const SampleView& sample, Profile* slot, bool* truncated);
+  // A sample's content interned, before its object is committed to a heap
+  // lane: one reference to its key blob, which Commit hands to the object
+  // and Discard drops.
+  struct Prepared {
+    uint32_t key = kNoKey;
+    absl::InlinedVector<int64_t, 4> values;  // at the live-heap types
+  };
+  static constexpr uint32_t kNoKey = ~uint32_t{0};
+  // Validates the sample's content (as a profile would to intern it) and
+  // interns it. The caller validated values_len and timestamp_ns.
+  Status Prepare(const SampleView& sample, Prepared* out, bool* truncated);
+  void Discard(Prepared* prepared);
+  // Remembers object `id` with the prepared content and values, replacing
+  // an object tracked under the same id, and adds the difference as heap
+  // deltas to `lane`, all under the object's shard lock, where
+  // still_active() is asked first: false leaves everything as it was and
+  // returns std::nullopt (invariant 3 of recorder.cc). At max_objects, a
+  // new id gets kLimitExceeded. On any outcome but OK the caller still
+  // owns `prepared`.
+  template <typename StillActive>
+  std::optional<Status> Commit(uint64_t id, Prepared* prepared, Profile* lane,
+                               StillActive&& still_active);
   // Whether `id` is tracked (cheap: no record is read unless a hash tag
   // matches).
-  bool Contains(uint64_t id) const { return objects_.Find(id) != ObjectTable::kNone; }
-  // Forgets `id` and subtracts its values from its key in `slot`. Nothing
-  // happens if `id` is not tracked.
-  void Untrack(uint64_t id, Profile* slot);
-  // Drops the content of keys no tracked object uses any more, once they
-  // are most of the content store (amortized over the frees that made
-  // them dead).
-  void CompactIfMostlyDead();
+  bool Contains(uint64_t id) const;
+  // Forgets `id` and subtracts its values from its key in `lane`, under the
+  // shard lock, if still_active(); else std::nullopt. Nothing happens if
+  // `id` is not tracked.
+  template <typename StillActive>
+  std::optional<Status> Untrack(uint64_t id, Profile* lane, StillActive&& still_active);
 
-  size_t size() const { return objects_.size(); }
-  // The table's bytes, and the content store's.
-  size_t TableBytes() const { return objects_.MemoryBytes(); }
+  size_t size() const { return count_.load(std::memory_order_relaxed); }
+  // The tables' bytes, and with the content's.
+  size_t TableBytes() const;
   size_t MemoryBytes() const;
+  // Whether a lock is held (in a fork() child: by a thread that is gone).
+  bool AnyLockHeld() const;
 
  private:
-  // Key `key` of the store as a heap row of `slot`: remembered by `slot`
-  // (HeapDeltas::FromStore), else imported by content.
-  uint32_t SlotRow(uint32_t key, Profile* slot);
-  void Release(uint32_t key);
+  struct alignas(64) Shard {
+    Shard(size_t width, size_t max_objects) : table(width, max_objects) {}
+    mutable SpinLock lock;
+    ObjectTable table;
+  };
+  Shard& ShardOf(uint64_t id) const;
+  // Key blob `key` as a heap row of `lane`: remembered by the lane
+  // (HeapDeltas::FromBlob), else imported from the blob's content.
+  uint32_t LaneRow(uint32_t key, Profile* lane);
+  // One reference fewer to a key blob, and to its halves if it goes.
+  void ReleaseKey(uint32_t key);
+  Status CommitLocked(Shard& shard, uint64_t id, Prepared* prepared, Profile* lane,
+                      uint32_t* released);
+  void UntrackLocked(Shard& shard, uint64_t id, Profile* lane, uint32_t* released);
 
   const std::vector<size_t> types_;
   const size_t max_objects_;
-  // Content store: a tracked object's key id is a heap row of this profile
-  // (of width 0), i.e. an interned (stack, labels).
-  std::unique_ptr<Profile> store_;
-  // Which numbering of the store's keys is current: a compaction renumbers
-  // them and takes the next one.
-  uint64_t generation_ = 0;
-  std::vector<uint32_t> refs_;  // objects per store key
-  size_t live_keys_ = 0;        // store keys with refs_ > 0
-  ObjectTable objects_;
-  std::vector<int64_t> scratch_new_, scratch_old_;
+  // Checks new content, read-only, for every tracker at once: it interns
+  // nothing.
+  const std::unique_ptr<const Profile> checker_;
+  std::atomic<size_t> count_{0};
+  ContentBlobs blobs_;
+  std::vector<std::unique_ptr<Shard>> shards_;
 };
+
+template <typename StillActive>
+std::optional<Status> TrackedObjects::Commit(uint64_t id, Prepared* prepared, Profile* lane,
+                                             StillActive&& still_active) {
+  uint32_t released = kNoKey;
+  Status status;
+  {
+    Shard& shard = ShardOf(id);
+    SpinLockHolder hold(&shard.lock);
+    if (!still_active()) return std::nullopt;
+    status = CommitLocked(shard, id, prepared, lane, &released);
+  }
+  if (released != kNoKey) ReleaseKey(released);
+  return status;
+}
+
+template <typename StillActive>
+std::optional<Status> TrackedObjects::Untrack(uint64_t id, Profile* lane,
+                                              StillActive&& still_active) {
+  uint32_t released = kNoKey;
+  {
+    Shard& shard = ShardOf(id);
+    SpinLockHolder hold(&shard.lock);
+    if (!still_active()) return std::nullopt;
+    UntrackLocked(shard, id, lane, &released);
+  }
+  if (released != kNoKey) ReleaseKey(released);
+  return OkStatus();
+}
 
 // The serializer's side: running totals of the heap deltas, by content.
 class LiveTotals {

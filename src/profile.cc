@@ -192,6 +192,22 @@ void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
 // stack this profile knows costs one hash of its content and one lookup,
 // and the views are exactly what interned it, so the content round-trips.
 // Valid UTF-8 already: only an allocation can fail, and it throws.
+uint32_t Profile::ImportFrames(absl::Span<const LocationView> frames) {
+  TablesChanged();
+  uint32_t id;
+  const Status interned = InternStackContent(CutToMaxFrames(frames), &id);
+  (void)interned;
+  return id;
+}
+
+uint32_t Profile::ImportLabelViews(absl::Span<const LabelView> labels) {
+  TablesChanged();
+  uint32_t id;
+  const Status interned = InternLabelsContent(labels, &id);
+  (void)interned;
+  return id;
+}
+
 uint32_t Profile::ImportStack(const Profile& from, uint32_t stack) {
   TablesChanged();
   from.tables_.StackViews(stack, &scratch_.import_frames);

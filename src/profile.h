@@ -137,7 +137,7 @@ class Profile {
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
-  // The same for a content store (live_heap.h) whose keys are its heap
+  // The same for live totals (live_heap.h), whose keys are their heap
   // rows: a profile holding only what heap rows `rows` use, whose heap row
   // i is rows[i] here, values and all. Entries are copied by id, not
   // hashed again. Throws std::bad_alloc.
@@ -175,6 +175,11 @@ class Profile {
   // ImportKey's two halves: the stack alone, the label set alone.
   uint32_t ImportStack(const Profile& from, uint32_t stack);
   uint32_t ImportLabels(const Profile& from, uint32_t labels);
+  // The ids here of a stack (cut to max_frames) and a label set given by
+  // content that ValidateSampleContent accepted, interned if new. Throws
+  // std::bad_alloc, leaving only unreferenced entries behind.
+  uint32_t ImportFrames(absl::Span<const LocationView> frames);
+  uint32_t ImportLabelViews(absl::Span<const LabelView> labels);
   // Adds every sample of `from` (keys, timestamped samples, endpoints and
   // their counts) to this profile by content, outside the memory cap, as
   // if they had been added here (profile_merge.cc). Throws std::bad_alloc
@@ -195,10 +200,10 @@ class Profile {
     TablesChanged();
     return heap_.Row(stack, labels);
   }
-  void RememberFromStore(uint64_t generation, HeapDeltas::StoreId kind, uint32_t id,
-                         uint32_t here) {
+  void RememberBlob(HeapDeltas::BlobKind kind, uint32_t number, uint64_t serial,
+                    uint32_t here) {
     TablesChanged();
-    heap_.RememberFromStore(generation, kind, id, here);
+    heap_.RememberBlob(kind, number, serial, here);
   }
   void AddHeapDelta(uint32_t row, const int64_t* values, bool negate) {
     heap_.Add(row, values, negate);

@@ -97,45 +97,51 @@
 //
 // Live-heap tracking (live_heap.h) adds three pieces of state, one per
 // owner:
-//  - two heap lanes (`heap_lanes_`, Profiles of their own) that hold "heap
-//    deltas": Track adds the object's values at the live-heap types to its
-//    (stack, labels) row, Untrack subtracts them. `heap_active_` names the
-//    lane trackers write to, under the protocol above with one lane, whose
-//    lock they wait for (EnterHeapLane). The serializer flips the heap
-//    lanes right after the slots and takes the old one with the same
-//    bounded try as the slots' lanes. If a tracker still holds it, the
-//    serializer does not flip the heap lanes again until it has absorbed
-//    that one: meanwhile trackers go on in the active heap lane, and the
-//    profiles carry the totals as of the last heap lane absorbed.
-//  - TrackedObjects (samplers only, under heap_lock_): the object table and
-//    a content store that interns each object's stack and labels, so that
-//    Untrack can name the object's key in whatever heap lane is active
-//    then. Lock order: a heap lane's lock, then heap_lock_. The serializer
-//    never takes heap_lock_; trackers wait for each other on it and on the
-//    heap lane's lock (including a tracker that compacts the content
-//    store, an amortized O(objects) pass). Records never take either.
-//  - LiveTotals (serializer only, during its turn): the heap lane taken is
-//    added to the running totals by content and cleared; then every
+//  - two heap slots (`heap_lanes_`), each a set of lanes like a slot's,
+//    whose Profiles hold "heap deltas": Track adds the object's values at
+//    the live-heap types to its (stack, labels) row, Untrack subtracts
+//    them. `heap_active_` names the heap slot trackers write to, under the
+//    protocol above: a tracker takes any free lane of it, or adds one, and
+//    never waits for another tracker's lane (EnterHeapLane). The
+//    serializer flips the heap slots right after the slots and takes all
+//    the old one's lanes with the same bounded try, or none: an object
+//    tracked in one lane and freed in another must reach the totals in
+//    one absorption. If a tracker still holds one, the serializer does not
+//    flip the heap slots again until it has absorbed them all: meanwhile
+//    trackers go on in the active heap slot, and the profiles carry the
+//    totals as of the last heap slot absorbed.
+//  - TrackedObjects (samplers only): the objects, in shards by id, each
+//    under a spin lock of its own, and their content (stacks, label sets)
+//    interned once in ContentBlobs, striped under spin locks of its own,
+//    so that Untrack can name the object's key in whatever heap lane it
+//    entered. Lock order: a heap lane's lock, then a shard's, then a
+//    stripe's. The serializer takes none of the shards' and stripes'
+//    locks; trackers wait for each other on them only for one lookup or
+//    commit in the same shard or stripe. Records never take them.
+//  - LiveTotals (serializer only, during its turn): the heap lanes taken
+//    are added to the running totals by content and cleared; then every
 //    non-zero total is added to the merged profile's ordinary keys before
 //    encoding. If encoding fails, that addition is undone (KeyUndo) while
 //    the deltas stay consumed, so the next profile counts each object once.
 //
 // Invariant 3: each object's deltas reach the totals in the order they
-// were made. A tracker commits a delta under heap_lock_ only if the heap
-// lane it entered is still active (it re-reads heap_active_ under the
-// lock); otherwise it leaves and enters the new one. Without that, an
-// Untrack that entered the old lane before a flip, but took heap_lock_
-// after a Track that went to the new one, would put the object's minus
-// into an earlier absorption than its plus. Why the check suffices: while
-// a tracker holds a heap lane's lock, the serializer cannot flip the heap
-// lanes a second time (it absorbs the old lane, taking its lock, before
-// it flips again), so "still active" means "no flip since I entered", and
-// every delta committed before it under heap_lock_ went to this lane or
-// to one absorbed earlier. A commit that read heap_active_ after the flip
-// store is ordered before ours by heap_lock_, and coherence then makes
-// our read of heap_active_ see the flip too. The retry is the same loop
-// as the entry's: once per flip, never a wait. Lanes are absorbed in the
-// order they were flipped out, so the totals take the deltas in order.
+// were made. A tracker commits a delta under its object's shard lock only
+// if the heap slot of the lane it entered is still active (it re-reads
+// heap_active_ under the lock); otherwise it leaves and enters the new
+// one. Without that, an Untrack that entered the old heap slot before a
+// flip, but took the shard lock after a Track that went to the new one,
+// would put the object's minus into an earlier absorption than its plus.
+// Why the check suffices: while a tracker holds a heap lane, the
+// serializer cannot flip the heap slots a second time (it absorbs every
+// lane of the old one, taking their locks, before it flips again), so
+// "still active" means "no flip since I entered", and every delta of the
+// object committed before it under the shard lock went to this heap slot
+// or to one absorbed earlier. A commit that read heap_active_ after the
+// flip store is ordered before ours by the shard lock, and coherence then
+// makes our read of heap_active_ see the flip too. The retry is the same
+// loop as the entry's: once per flip, never a wait. Heap slots are
+// absorbed whole, in the order they were flipped out, so the totals take
+// each object's deltas in order.
 // ---------------------------------------------------------------------------
 #include "recorder.h"
 #include "recorder_enter.h"
@@ -198,8 +204,10 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
     slot.start_ns = now_ns;
   }
   if (heap_width != 0) {
-    for (Lane& lane : heap_lanes_) {
-      lane.profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+    for (Lanes& lanes : heap_lanes_) {
+      auto lane = std::make_unique<Lane>();
+      lane->profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+      lanes.Add(std::move(lane));
     }
     live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
     tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
@@ -260,6 +268,33 @@ Lane* Recorder::TakeLane(uint32_t s) {
   const uint32_t index = lanes.Add(std::move(fresh));
   if (index == Lanes::kMaxLanes) return nullptr;
   t_lane_hint = index;
+  return lane;
+}
+
+// The heap lane a tracker took last, as t_lane_hint: a tracker that keeps
+// to its lane finds its objects' rows remembered there.
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_heap_lane_hint = 0;
+
+Lane* Recorder::TakeHeapLane(uint32_t h) {
+  Lanes& lanes = heap_lanes_[h];
+  const uint32_t n = lanes.count();
+  uint32_t i = t_heap_lane_hint < n ? t_heap_lane_hint : 0;
+  for (uint32_t tried = 0; tried < n; ++tried) {
+    Lane* lane = lanes.at(i);
+    if (lane->lock.TryLock()) {
+      t_heap_lane_hint = i;
+      return lane;
+    }
+    if (++i == n) i = 0;
+  }
+  if (heap_active_.load(std::memory_order_seq_cst) != h) return nullptr;
+  auto fresh = std::make_unique<Lane>();
+  fresh->profile = std::make_unique<Profile>(options_, 0, live_heap_options_.types.size());
+  fresh->lock.Lock();  // not published yet: free
+  Lane* lane = fresh.get();
+  const uint32_t index = lanes.Add(std::move(fresh));
+  if (index == Lanes::kMaxLanes) return nullptr;
+  t_heap_lane_hint = index;
   return lane;
 }
 
@@ -368,12 +403,12 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   // are still held by a tracker (invariant 3: they are absorbed in order).
   const auto deadline = std::chrono::steady_clock::now() + kLaneWait;
   if (live_totals_ != nullptr) {
-    if (heap_pending_) heap_pending_ = !AbsorbHeapLane(deadline, flip_ns);
+    if (heap_pending_) heap_pending_ = !AbsorbHeapLanes(deadline, flip_ns);
     if (!heap_pending_) {
       heap_active_.store(1 - heap_active_.load(std::memory_order_relaxed),
                          std::memory_order_seq_cst);
       heap_pending_ = true;  // until absorbed, should Absorb throw
-      heap_pending_ = !AbsorbHeapLane(deadline, flip_ns);
+      heap_pending_ = !AbsorbHeapLanes(deadline, flip_ns);
     }
   }
   // The lanes taken are ours until the guard unlocks them (invariant 1).
@@ -497,14 +532,31 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
 }
 
 
-bool Recorder::AbsorbHeapLane(std::chrono::steady_clock::time_point deadline,
-                              int64_t now_ns) {
-  Lane& lane = heap_lanes_[1 - heap_active_.load(std::memory_order_relaxed)];
-  if (!lane.lock.TryLockUntil(deadline)) return false;
-  SpinLockHolder hold(&lane.lock, SpinLockHolder::kAdopt);
-  live_totals_->Absorb(lane.profile.get());
-  // Its keys were only for the deltas, which are consumed.
-  lane.profile->Reset(now_ns);
+bool Recorder::AbsorbHeapLanes(std::chrono::steady_clock::time_point deadline,
+                               int64_t now_ns) {
+  // All or none: an object tracked in one lane and freed in another must
+  // reach the totals in the same absorption, or the totals could go
+  // negative meanwhile.
+  Lanes& lanes = heap_lanes_[1 - heap_active_.load(std::memory_order_relaxed)];
+  const uint32_t n = lanes.count_seq_cst();  // after the flip (invariant 1)
+  std::vector<Lane*> held;
+  held.reserve(n);
+  struct Unlocker {
+    std::vector<Lane*>* lanes;
+    ~Unlocker() {
+      for (Lane* lane : *lanes) lane->lock.Unlock();
+    }
+  } unlocker{&held};
+  for (uint32_t i = 0; i < n; ++i) {
+    Lane* lane = lanes.at(i);
+    if (!lane->lock.TryLockUntil(deadline)) return false;
+    held.push_back(lane);
+  }
+  for (Lane* lane : held) {
+    live_totals_->Absorb(lane->profile.get());
+    // Its keys were only for the deltas, which are consumed.
+    lane->profile->Reset(now_ns);
+  }
   return true;
 }
 
@@ -612,8 +664,10 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     }
   }
   // A heap lane a tracker or the serializer was in is abandoned.
-  for (uint32_t h = 0; h < 2; ++h) {
-    reset(&heap_lanes_[h], serializer_was_busy, heap_width, nullptr);
+  for (Lanes& lanes : heap_lanes_) {
+    for (uint32_t l = 0; l < lanes.count(); ++l) {
+      reset(lanes.at(l), serializer_was_busy, heap_width, nullptr);
+    }
   }
   heap_active_.store(0, std::memory_order_relaxed);
   heap_pending_ = false;
@@ -632,19 +686,15 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   }
   dict_lock_.ForceUnlockAfterFork();
   // Every tracked object is forgotten: the child's heap is the parent's,
-  // but its frees are its own business from here on. A table a parent
-  // sampler was changing (heap lock held) or totals a parent serializer
-  // was changing are abandoned like slots.
+  // but its frees are its own business from here on. Tables a parent
+  // tracker was changing (a shard's or a stripe's lock held) or totals a
+  // parent serializer was changing are abandoned like slots.
   if (tracked_ != nullptr) {
-    if (heap_lock_.IsLocked(std::memory_order_relaxed)) {
-      Abandon(&tracked_);
-    }
+    if (tracked_->AnyLockHeld()) Abandon(&tracked_);
     tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
     if (serializer_was_busy) Abandon(&live_totals_);
     live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
   }
-  heap_lock_.ForceUnlockAfterFork();
-  objects_tracked_.store(0, std::memory_order_relaxed);
   objects_not_tracked_.store(0, std::memory_order_relaxed);
   stats_lock_.ForceUnlockAfterFork();
   {
@@ -670,10 +720,12 @@ RecorderStats Recorder::stats() const {
       for (uint32_t l = 0; l < slot.lanes.count(); ++l) add(*slot.lanes.at(l));
     }
     // Their truncations only: a heap lane's counts are never moved.
-    for (const Lane& lane : heap_lanes_) add(lane);
+    for (const Lanes& lanes : heap_lanes_) {
+      for (uint32_t l = 0; l < lanes.count(); ++l) add(*lanes.at(l));
+    }
   }
   out.records_rejected = records_rejected_.load(std::memory_order_relaxed);
-  out.objects_tracked = objects_tracked_.load(std::memory_order_relaxed);
+  out.objects_tracked = tracked_ == nullptr ? 0 : tracked_->size();
   out.objects_not_tracked = objects_not_tracked_.load(std::memory_order_relaxed);
   return out;
 }
@@ -685,8 +737,8 @@ size_t Recorder::SlotMemoryBytes() const {
       bytes += slot.lanes.at(l)->profile->MemoryBytes();
     }
   }
-  for (const Lane& lane : heap_lanes_) {
-    if (lane.profile != nullptr) bytes += lane.profile->MemoryBytes();
+  for (const Lanes& lanes : heap_lanes_) {
+    for (uint32_t l = 0; l < lanes.count(); ++l) bytes += lanes.at(l)->profile->MemoryBytes();
   }
   return bytes;
 }

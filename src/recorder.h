@@ -106,7 +106,7 @@ class Recorder {
 
   RecorderStats stats() const;
   // Bytes held for tracking: the object table alone, and everything (the
-  // table, the content store and the serializer's totals). For tests and
+  // tables, the content blobs and the serializer's totals). For tests and
   // benchmarks; only while no other call runs.
   size_t TrackedTableBytes() const;
   size_t LiveHeapMemoryBytes() const;
@@ -152,7 +152,7 @@ class Recorder {
   // holding a lane of the active slot, re-checked active under the lane's
   // lock (invariant 1); a write that returns no status leaves the lane and
   // enters the then active slot again. EnterHeapLane does the same with
-  // the active heap lane, waiting for it if another tracker holds it.
+  // the lanes of the active heap slot.
   template <typename F>
   Status EnterLane(F&& write);
   template <typename F>
@@ -195,26 +195,26 @@ class Recorder {
   // Of both slots: each slot serializes every other time.
   OutputSizes output_sizes_;
 
-  // Track and Untrack's heap deltas (recorder.cc, invariant 3): two
-  // profiles behind locks only trackers and the serializer take, flipped
-  // by the serializer apart from the slots. heap_active_ names the one
+  // Track and Untrack's heap deltas (recorder.cc, invariant 3): two heap
+  // slots of lanes that only trackers and the serializer take, flipped by
+  // the serializer apart from the slots. heap_active_ names the one
   // trackers write to; heap_pending_ (serializer only) says that the other
   // holds deltas not yet absorbed into the totals.
-  Lane heap_lanes_[2];
+  Lanes heap_lanes_[2];
   std::atomic<uint32_t> heap_active_{0};
   bool heap_pending_ = false;
-  // Serializer only: absorbs the heap lane not active into the live totals
-  // if it can take it before `deadline`; false if not.
-  bool AbsorbHeapLane(std::chrono::steady_clock::time_point deadline, int64_t now_ns);
+  // Serializer only: absorbs the lanes of the heap slot not active into
+  // the live totals if it can take them all before `deadline`; false if
+  // not (then none).
+  bool AbsorbHeapLanes(std::chrono::steady_clock::time_point deadline, int64_t now_ns);
+  // A lane of heap slot `h`, as TakeLane.
+  Lane* TakeHeapLane(uint32_t h);
 
-  // Live-heap tracking, samplers' side (null when tracking is off). The
-  // heap lock is taken after a heap lane's lock, never before, and never by the
+  // Live-heap tracking, samplers' side (null when tracking is off): its
+  // locks are taken after a heap lane's, never before, and never by the
   // serializer.
   const LiveHeapOptions live_heap_options_;
-  SpinLock heap_lock_;
-  std::unique_ptr<TrackedObjects> tracked_ ABSL_PT_GUARDED_BY(heap_lock_);
-  // Written under heap_lock_, read (relaxed) by stats().
-  std::atomic<uint64_t> objects_tracked_{0};
+  std::unique_ptr<TrackedObjects> tracked_;
   std::atomic<uint64_t> objects_not_tracked_{0};
 
   // Set by AddUpscalingRule, copied into each slot the serializer encodes.

@@ -44,10 +44,14 @@ template <typename F>
 Status Recorder::EnterHeapLane(F&& write) {
   for (;;) {
     const uint32_t h = heap_active_.load(std::memory_order_acquire);
-    Lane& lane = heap_lanes_[h];
-    SpinLockHolder hold(&lane.lock);  // a seq_cst exchange (invariant 1)
+    Lane* lane = TakeHeapLane(h);  // its lock taken with a seq_cst exchange
+    if (lane == nullptr) {
+      SpinLock::CpuRelax();
+      continue;
+    }
+    SpinLockHolder hold(&lane->lock, SpinLockHolder::kAdopt);
     if (heap_active_.load(std::memory_order_seq_cst) != h) continue;
-    if (std::optional<Status> status = write(lane, h)) return *status;
+    if (std::optional<Status> status = write(*lane, h)) return *status;
   }
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The recorder's live-heap tracking on the samplers' side: an object
-// tracked or untracked under the active heap lane's lock and the heap lock,
-// and committed only into a heap lane that is still active (invariant 3 of
-// recorder.cc).
+// The recorder's live-heap tracking on the samplers' side: an object's
+// content interned first, then the object tracked or untracked holding a
+// lane of the active heap slot and its shard's lock, and committed only
+// into a heap slot that is still active (invariant 3 of recorder.cc).
 #include <algorithm>
 #include <vector>
 
@@ -40,48 +40,54 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
                    i, static_cast<long long>(sample.values[i]), i);
     }
   }
-  return EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
-    SpinLockHolder hold(&heap_lock_);
-    // Invariant 3: commit only into a heap lane that is still active.
-    if (heap_active_.load(std::memory_order_acquire) != index) return std::nullopt;
-    bool truncated = false;
-    const Status status = tracked_->Track(object_id, sample, lane.profile.get(), &truncated);
-    if (status.ok()) {
-      objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
-      if (truncated) {
+  // The content is interned before entering a heap lane, and only once,
+  // whatever flips make the entry start over.
+  TrackedObjects::Prepared prepared;
+  bool truncated = false;
+  Status status = tracked_->Prepare(sample, &prepared, &truncated);
+  if (!status.ok()) return status;
+  try {
+    status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
+      // Invariant 3: commit only into a heap lane that is still active.
+      std::optional<Status> committed =
+          tracked_->Commit(object_id, &prepared, lane.profile.get(), [&] {
+            return heap_active_.load(std::memory_order_acquire) == index;
+          });
+      if (committed && committed->ok() && truncated) {
         lane.truncated.store(lane.truncated.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
       }
-      tracked_->CompactIfMostlyDead();  // a replaced object may free a key
-      if (void (*hook)(void*) = record_hook_.load(std::memory_order_acquire)) {
-        hook(record_hook_arg_);
+      if (committed && committed->ok()) {
+        if (void (*hook)(void*) = record_hook_.load(std::memory_order_acquire)) {
+          hook(record_hook_arg_);
+        }
       }
-    } else if (status.code() == Code::kLimitExceeded) {
+      return committed;
+    });
+  } catch (...) {
+    tracked_->Discard(&prepared);
+    throw;
+  }
+  if (!status.ok()) {
+    tracked_->Discard(&prepared);
+    if (status.code() == Code::kLimitExceeded) {
       objects_not_tracked_.fetch_add(1, std::memory_order_relaxed);
     }
-    return status;
-  });
+  }
+  return status;
 }
 
 void Recorder::Untrack(uint64_t object_id) {
   if (tracked_ == nullptr) return;
-  {
-    // The common case (a free of an object never sampled) ends here,
-    // without entering a heap lane.
-    SpinLockHolder hold(&heap_lock_);
-    if (!tracked_->Contains(object_id)) return;
-  }
+  // The common case (a free of an object never sampled) ends here,
+  // without entering a heap lane.
+  if (!tracked_->Contains(object_id)) return;
   const Status status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
-    SpinLockHolder hold(&heap_lock_);
-    if (heap_active_.load(std::memory_order_acquire) != index) return std::nullopt;
-    tracked_->Untrack(object_id, lane.profile.get());
-    objects_tracked_.store(tracked_->size(), std::memory_order_relaxed);
-    return OkStatus();
+    return tracked_->Untrack(object_id, lane.profile.get(), [&] {
+      return heap_active_.load(std::memory_order_acquire) == index;
+    });
   });
   (void)status;
-  // Outside the heap lane's lock: a compaction makes only other trackers wait.
-  SpinLockHolder hold(&heap_lock_);
-  tracked_->CompactIfMostlyDead();
 }
 
 size_t Recorder::TrackedTableBytes() const {

@@ -101,7 +101,8 @@ TEST_CASE("memory for tracking stays bounded when every cycle's stacks are new")
   Heap h;
   stackrec::Recorder r(h.options, 0, h.live);
   // A long-lived object beside the churn: its key must survive every
-  // compaction, with its value.
+  // freeing of the others' content and every compaction of the totals,
+  // with its value.
   Track(r, ~uint64_t{0}, "long_lived", 1);
   size_t after_warmup = 0, most = 0;
   constexpr int kCycles = 300, kWarmup = 30, kObjects = 200;
@@ -125,16 +126,16 @@ TEST_CASE("memory for tracking stays bounded when every cycle's stacks are new")
   CHECK(r.stats().objects_tracked == 1);
 }
 
-TEST_CASE("objects keep their stacks when the content store compacts between serializations") {
+TEST_CASE("objects keep their stacks when freed content's numbers are reused within an interval") {
   Heap h;
   stackrec::Recorder r(h.options, 0, h.live);
-  // Distinct leaves, then most of them freed in the same interval: the
-  // content store compacts and numbers its keys anew while the heap lane
-  // still holds the deltas made under the old numbers.
+  // Distinct leaves, then most of them freed in the same interval: their
+  // content blobs go, and new content takes their numbers while the heap
+  // lane still remembers rows under the old ones.
   constexpr int kObjects = 200, kKept = 10;
   for (int i = 0; i < kObjects; ++i) Track(r, i, "old_" + std::to_string(i), i + 1);
   for (int i = kKept; i < kObjects; ++i) r.Untrack(i);
-  // New keys take numbers that old keys had; kept objects change numbers.
+  // New keys take numbers that old keys had.
   for (int i = 0; i < kObjects; ++i) Track(r, 1000 + i, "new_" + std::to_string(i), 1000 + i);
   for (int i = 0; i < kKept / 2; ++i) r.Untrack(i);
   for (int i = 0; i < kObjects; i += 2) r.Untrack(1000 + i);

@@ -5,6 +5,7 @@
 // injected clock to hold a serialization open.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <string>
 #include <utility>
@@ -511,5 +512,65 @@ TEST_CASE("a tracker stopped inside a track stops neither samplers nor the seria
   CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
   recorder.Untrack(1);
   CHECK(serialize() == LeafSums{{"stopped", {0, 1, 40}}});
+  CHECK(failures == 0);
+}
+
+TEST_CASE("a tracker stopped inside a track stops no other tracker") {
+  stackrec::ProfileOptions input, options;
+  input.sample_types = {{"heap-live-samples", "count"}, {"heap-live-size", "bytes"}};
+  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+  stackrec::LiveHeapOptions live_in, live;
+  live_in.types = {0, 1};
+  REQUIRE(stackrec::MakeLiveHeapOptions(live_in, 2, &live).ok());
+  stackrec::Recorder recorder(options, 0, live);
+  auto track = [&](uint64_t id, const std::string& leaf, int64_t bytes) {
+    OneFrameSample sample(leaf, 0);
+    const int64_t values[2] = {1, bytes};
+    sample.view.values = absl::MakeConstSpan(values, 2);
+    return recorder.Track(id, sample.view).ok();
+  };
+  auto serialize = [&] {
+    stackrec::EncodedProfile out;
+    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
+    return ByLeaf(out);
+  };
+  REQUIRE(track(1, "kept", 100));
+  CHECK(serialize() == LeafSums{{"kept", {1, 100}}});
+
+  StopOneSampler stopper;
+  std::atomic<int> failures{0};
+  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+  std::thread stopped([&] {
+    stopper.who = std::this_thread::get_id();
+    stopper.armed = true;
+    if (!track(2, "stopped", 40)) failures++;
+  });
+  while (!stopper.inside.load()) std::this_thread::yield();
+  // Another tracker tracks and frees objects, sharing ids' shards and the
+  // content with the stopped one, while it is inside.
+  std::atomic<bool> other_done{false};
+  std::thread other([&] {
+    for (uint64_t i = 0; i < 1000; ++i) {
+      if (!track(1000 + i, i % 2 == 0 ? "other" : "stopped", 1)) failures++;
+    }
+    for (uint64_t i = 0; i < 999; ++i) recorder.Untrack(1000 + i);
+    other_done = true;
+  });
+  // A liveness bound, not a speed one: trackers that waited for each other
+  // would never get here.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!other_done.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  const bool other_finished = other_done.load();
+  // While a lane of the heap slot is held, the totals stay as of the last
+  // slot absorbed whole.
+  CHECK(serialize() == LeafSums{{"kept", {1, 100}}});
+  stopper.release = true;
+  stopped.join();
+  other.join();
+  CHECK(other_finished);
+  // Object 1999 (odd: "stopped") is the other tracker's one left.
+  CHECK(serialize() == LeafSums{{"kept", {1, 100}}, {"stopped", {2, 41}}});
   CHECK(failures == 0);
 }

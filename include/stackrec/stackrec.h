@@ -566,11 +566,12 @@ static inline stackrec_status stackrec_recorder_add_upscaling_rule(
  * that key if the interval recorded one, else into a sample of their own,
  * with their values at the live-heap types and 0 at the others. Samplers
  * call track and untrack concurrently with record and serialize, and
- * never wait for the serializer nor for a record; trackers take turns
- * among themselves. A tracker held up inside a track (descheduled, or
- * stopped in a debugger) holds up no record and no serialization: until
- * it comes out, profiles carry the objects tracked as of the last
- * serialization that could read every change.
+ * never wait for the serializer nor for a record; trackers wait for each
+ * other only for one lookup or change of a table they share. A tracker
+ * held up inside a track (descheduled, or stopped in a debugger) holds up
+ * no record, no other tracker and no serialization: until it comes out,
+ * profiles carry the objects tracked as of the last serialization that
+ * could read every change.
  *
  * stackrec_recorder_track remembers object `object_id` (any 64 bits, e.g.
  * its address) with the sample's stack, labels and values. The sample is
