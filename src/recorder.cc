@@ -198,23 +198,24 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
     : options_(options),
       dict_(std::make_unique<Dictionary>(options.max_frames)),
       live_heap_options_(live_heap) {
-  const size_t heap_width = live_heap_options_.types.size();
   for (Slot& slot : slots_) {
     slot.lanes.Add(NewLane(slot, now_ns));
     slot.start_ns = now_ns;
   }
-  if (heap_width != 0) {
-    for (Lanes& lanes : heap_lanes_) {
-      auto lane = std::make_unique<Lane>();
-      lane->profile = std::make_unique<Profile>(options_, now_ns, heap_width);
-      lanes.Add(std::move(lane));
-    }
+  if (!live_heap_options_.types.empty()) {
+    for (Lanes& lanes : heap_lanes_) lanes.Add(NewHeapLane(now_ns));
     live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
     tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
   }
 }
 
 Recorder::~Recorder() = default;
+
+std::unique_ptr<Lane> Recorder::NewHeapLane(int64_t start_ns) {
+  auto lane = std::make_unique<Lane>();
+  lane->profile = std::make_unique<Profile>(options_, start_ns, live_heap_options_.types.size());
+  return lane;
+}
 
 std::unique_ptr<Lane> Recorder::NewLane(Slot& slot, int64_t start_ns) {
   auto lane = std::make_unique<Lane>();
@@ -238,64 +239,53 @@ const void* ThisThread() {
 #endif
 }
 
-}  // namespace
-
 // The lane this thread took last, in whichever recorder: where it looks
 // first, so that each sampler keeps to a lane of its own and its lines stay
 // in its core's cache. Initial-exec: a load at a fixed offset from the
 // thread pointer rather than a call to __tls_get_addr on every record (four
 // bytes of the static TLS that glibc keeps for libraries loaded later).
+// Trackers keep a hint of their own, to the heap lane where their objects'
+// rows are remembered.
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t t_lane_hint = 0;
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_heap_lane_hint = 0;
 
-Lane* Recorder::TakeLane(uint32_t s) {
-  Lanes& lanes = slots_[s].lanes;
+// A free lane of `lanes`, slot `s` of those `active` names, trying `*hint`
+// first; if every lane is held, by other samplers or by the serializer
+// after a flip, a new one from new_lane(), unless it is the flip (then the
+// caller starts over). Returned locked; null at a flip or when full.
+template <typename NewLaneFn>
+Lane* TakeFreeLane(Lanes& lanes, uint32_t* hint, const std::atomic<uint32_t>& active,
+                   uint32_t s, NewLaneFn&& new_lane) {
   const uint32_t n = lanes.count();
-  uint32_t i = t_lane_hint < n ? t_lane_hint : 0;
+  uint32_t i = *hint < n ? *hint : 0;
   for (uint32_t tried = 0; tried < n; ++tried) {
     Lane* lane = lanes.at(i);
     if (lane->lock.TryLock()) {
-      t_lane_hint = i;
+      *hint = i;
       return lane;
     }
     if (++i == n) i = 0;
   }
-  // Every lane is held, by other samplers or by the serializer after a
-  // flip: a new lane, unless it is the flip (then the caller starts over).
-  if (active_.load(std::memory_order_seq_cst) != s) return nullptr;
-  auto fresh = NewLane(slots_[s], 0);  // the slot keeps the start
+  if (active.load(std::memory_order_seq_cst) != s) return nullptr;
+  std::unique_ptr<Lane> fresh = new_lane();
   fresh->lock.Lock();  // not published yet: free
   Lane* lane = fresh.get();
   const uint32_t index = lanes.Add(std::move(fresh));
   if (index == Lanes::kMaxLanes) return nullptr;
-  t_lane_hint = index;
+  *hint = index;
   return lane;
 }
 
-// The heap lane a tracker took last, as t_lane_hint: a tracker that keeps
-// to its lane finds its objects' rows remembered there.
-__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_heap_lane_hint = 0;
+}  // namespace
+
+Lane* Recorder::TakeLane(uint32_t s) {
+  return TakeFreeLane(slots_[s].lanes, &t_lane_hint, active_, s,
+                      [&] { return NewLane(slots_[s], 0); });  // the slot keeps the start
+}
 
 Lane* Recorder::TakeHeapLane(uint32_t h) {
-  Lanes& lanes = heap_lanes_[h];
-  const uint32_t n = lanes.count();
-  uint32_t i = t_heap_lane_hint < n ? t_heap_lane_hint : 0;
-  for (uint32_t tried = 0; tried < n; ++tried) {
-    Lane* lane = lanes.at(i);
-    if (lane->lock.TryLock()) {
-      t_heap_lane_hint = i;
-      return lane;
-    }
-    if (++i == n) i = 0;
-  }
-  if (heap_active_.load(std::memory_order_seq_cst) != h) return nullptr;
-  auto fresh = std::make_unique<Lane>();
-  fresh->profile = std::make_unique<Profile>(options_, 0, live_heap_options_.types.size());
-  fresh->lock.Lock();  // not published yet: free
-  Lane* lane = fresh.get();
-  const uint32_t index = lanes.Add(std::move(fresh));
-  if (index == Lanes::kMaxLanes) return nullptr;
-  t_heap_lane_hint = index;
-  return lane;
+  return TakeFreeLane(heap_lanes_[h], &t_heap_lane_hint, heap_active_, h,
+                      [&] { return NewHeapLane(0); });
 }
 
 template <typename F>

@@ -164,6 +164,8 @@ class Recorder {
   // A lane for `slot`, not yet added to it: a fresh profile that shares
   // the slot's memory cap, as every lane of a slot must.
   std::unique_ptr<Lane> NewLane(Slot& slot, int64_t start_ns);
+  // A lane for a heap slot: a profile of heap deltas, outside any cap.
+  std::unique_ptr<Lane> NewHeapLane(int64_t start_ns);
   // Profile::ImportInterned into a lane of the active slot.
   void ImportIntoActiveSlot(Profile::Interned what, uint32_t id);
   // Record's bookkeeping around add(profile of the lane it entered).
