@@ -454,106 +454,107 @@ TEST_CASE("the lanes of a slot share its memory cap") {
   CHECK(failures == 0);
 }
 
-TEST_CASE("a tracker stopped inside a track stops neither samplers nor the serializer") {
-  // cpu-samples recorded; heap-live-samples and heap-live-size tracked.
-  stackrec::ProfileOptions input, options;
-  input.sample_types = {
-      {"cpu-samples", "count"}, {"heap-live-samples", "count"}, {"heap-live-size", "bytes"}};
-  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
-  stackrec::LiveHeapOptions live_in, live;
-  live_in.types = {1, 2};
-  REQUIRE(stackrec::MakeLiveHeapOptions(live_in, 3, &live).ok());
-  stackrec::Recorder recorder(options, 0, live);
-  auto track = [&](uint64_t id, const std::string& leaf, int64_t bytes) {
+// A recorder that records cpu-samples and tracks heap-live-samples and
+// heap-live-size, with a tracker that its hook stops inside a track.
+struct StoppedTracker {
+  static stackrec::ProfileOptions Options() {
+    stackrec::ProfileOptions input, options;
+    input.sample_types = {
+        {"cpu-samples", "count"}, {"heap-live-samples", "count"}, {"heap-live-size", "bytes"}};
+    REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
+    return options;
+  }
+  static stackrec::LiveHeapOptions Live() {
+    stackrec::LiveHeapOptions live_in, live;
+    live_in.types = {1, 2};
+    REQUIRE(stackrec::MakeLiveHeapOptions(live_in, 3, &live).ok());
+    return live;
+  }
+
+  bool Track(uint64_t id, const std::string& leaf, int64_t bytes) {
     OneFrameSample sample(leaf, 0);
     const int64_t values[3] = {0, 1, bytes};
     sample.view.values = absl::MakeConstSpan(values, 3);
     return recorder.Track(id, sample.view).ok();
-  };
-  auto record = [&](const std::string& leaf) {
+  }
+  bool Record(const std::string& leaf) {
     OneFrameSample sample(leaf, 0);
     const int64_t values[3] = {1, 0, 0};
     sample.view.values = absl::MakeConstSpan(values, 3);
     return recorder.Record(sample.view).ok();
-  };
+  }
   // Per leaf: cpu-samples, heap-live-samples, heap-live-size, of one profile.
-  auto serialize = [&] {
+  LeafSums Serialize() {
     stackrec::EncodedProfile out;
     REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
     return ByLeaf(out);
-  };
-  REQUIRE(track(1, "kept", 100));
-  CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}});
+  }
+  // Tracks (id, leaf, bytes) on a thread of its own, and returns once the
+  // hook holds that thread inside the track.
+  void StopInsideTrack(uint64_t id, const std::string& leaf, int64_t bytes) {
+    recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
+    stopped = std::thread([this, id, leaf, bytes] {
+      stopper.who = std::this_thread::get_id();
+      stopper.armed = true;
+      if (!Track(id, leaf, bytes)) failures++;
+    });
+    while (!stopper.inside.load()) std::this_thread::yield();
+  }
+  void Release() {
+    stopper.release = true;
+    stopped.join();
+  }
+  // A test that ends early (a failed REQUIRE) still lets its tracker out.
+  ~StoppedTracker() {
+    if (stopped.joinable()) Release();
+  }
 
+  stackrec::Recorder recorder{Options(), 0, Live()};
   StopOneSampler stopper;
+  std::thread stopped;
   std::atomic<int> failures{0};
-  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
-  std::thread tracker([&] {
-    stopper.who = std::this_thread::get_id();
-    stopper.armed = true;
-    if (!track(2, "stopped", 40)) failures++;
-  });
-  while (!stopper.inside.load()) std::this_thread::yield();
+};
+
+TEST_CASE("a tracker stopped inside a track stops neither samplers nor the serializer") {
+  StoppedTracker t;
+  REQUIRE(t.Track(1, "kept", 100));
+  CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}});
+
+  t.StopInsideTrack(2, "stopped", 40);
   // Records go on, and each serialization encodes them with the totals as
   // of the last heap deltas it could read: object 1 alone.
   for (int round = 0; round < 3; ++round) {
     std::thread sampler([&] {
       for (int i = 0; i < 1000; ++i) {
-        if (!record("work")) failures++;
+        if (!t.Record("work")) t.failures++;
       }
     });
     sampler.join();
-    CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}, {"work", {1000, 0, 0}}});
+    CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}, {"work", {1000, 0, 0}}});
   }
-  stopper.release = true;
-  tracker.join();
+  t.Release();
   // Object 2 joins the totals once its tracker is out, and untracking
   // object 1 takes it out.
-  CHECK(serialize() == LeafSums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
-  recorder.Untrack(1);
-  CHECK(serialize() == LeafSums{{"stopped", {0, 1, 40}}});
-  CHECK(failures == 0);
+  CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}, {"stopped", {0, 1, 40}}});
+  t.recorder.Untrack(1);
+  CHECK(t.Serialize() == LeafSums{{"stopped", {0, 1, 40}}});
+  CHECK(t.failures == 0);
 }
 
 TEST_CASE("a tracker stopped inside a track stops no other tracker") {
-  stackrec::ProfileOptions input, options;
-  input.sample_types = {{"heap-live-samples", "count"}, {"heap-live-size", "bytes"}};
-  REQUIRE(stackrec::MakeProfileOptions(input, &options).ok());
-  stackrec::LiveHeapOptions live_in, live;
-  live_in.types = {0, 1};
-  REQUIRE(stackrec::MakeLiveHeapOptions(live_in, 2, &live).ok());
-  stackrec::Recorder recorder(options, 0, live);
-  auto track = [&](uint64_t id, const std::string& leaf, int64_t bytes) {
-    OneFrameSample sample(leaf, 0);
-    const int64_t values[2] = {1, bytes};
-    sample.view.values = absl::MakeConstSpan(values, 2);
-    return recorder.Track(id, sample.view).ok();
-  };
-  auto serialize = [&] {
-    stackrec::EncodedProfile out;
-    REQUIRE(recorder.Serialize({}, &FixedClock, &out).ok());
-    return ByLeaf(out);
-  };
-  REQUIRE(track(1, "kept", 100));
-  CHECK(serialize() == LeafSums{{"kept", {1, 100}}});
+  StoppedTracker t;
+  REQUIRE(t.Track(1, "kept", 100));
+  CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}});
 
-  StopOneSampler stopper;
-  std::atomic<int> failures{0};
-  recorder.SetRecordHookForTesting(&StopOneSampler::Hook, &stopper);
-  std::thread stopped([&] {
-    stopper.who = std::this_thread::get_id();
-    stopper.armed = true;
-    if (!track(2, "stopped", 40)) failures++;
-  });
-  while (!stopper.inside.load()) std::this_thread::yield();
+  t.StopInsideTrack(2, "stopped", 40);
   // Another tracker tracks and frees objects, sharing ids' shards and the
   // content with the stopped one, while it is inside.
   std::atomic<bool> other_done{false};
   std::thread other([&] {
     for (uint64_t i = 0; i < 1000; ++i) {
-      if (!track(1000 + i, i % 2 == 0 ? "other" : "stopped", 1)) failures++;
+      if (!t.Track(1000 + i, i % 2 == 0 ? "other" : "stopped", 1)) t.failures++;
     }
-    for (uint64_t i = 0; i < 999; ++i) recorder.Untrack(1000 + i);
+    for (uint64_t i = 0; i < 999; ++i) t.recorder.Untrack(1000 + i);
     other_done = true;
   });
   // A liveness bound, not a speed one: trackers that waited for each other
@@ -565,12 +566,11 @@ TEST_CASE("a tracker stopped inside a track stops no other tracker") {
   const bool other_finished = other_done.load();
   // While a lane of the heap slot is held, the totals stay as of the last
   // slot absorbed whole.
-  CHECK(serialize() == LeafSums{{"kept", {1, 100}}});
-  stopper.release = true;
-  stopped.join();
+  CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}});
+  t.Release();
   other.join();
   CHECK(other_finished);
   // Object 1999 (odd: "stopped") is the other tracker's one left.
-  CHECK(serialize() == LeafSums{{"kept", {1, 100}}, {"stopped", {2, 41}}});
-  CHECK(failures == 0);
+  CHECK(t.Serialize() == LeafSums{{"kept", {0, 1, 100}}, {"stopped", {0, 2, 41}}});
+  CHECK(t.failures == 0);
 }
