@@ -23,11 +23,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/types/span.h"
 #include "content_blobs.h"
 #include "profile.h"
 #include "sample_view.h"
