@@ -35,6 +35,7 @@ const ContentBlobs::Blob& ContentBlobs::Acquire(absl::string_view bytes, uint64_
     local = stripe.free_numbers.back();
   } else {
     local = static_cast<uint32_t>(stripe.by_number.size());
+    if (local >= kMaxNumbers >> kStripeBits) throw std::bad_alloc();
     stripe.by_number.emplace_back();
   }
   stripe.set.reserve(stripe.set.size() + 1);

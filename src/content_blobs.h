@@ -10,10 +10,10 @@
 // contents are never one blob, whatever their hashes.
 //
 // A blob is counted (its references) under its stripe's lock and freed at
-// zero. Its number (dense, reused once it is freed) names it in an object
-// record; its serial (never reused) names it in a heap lane's memory
-// (HeapDeltas::FromBlob), so a lane never mistakes a new blob for a freed
-// one that had the same number.
+// zero. Its number (dense, reused once it is freed, below kMaxNumbers)
+// names it in an object record; its serial (never reused) names it in a
+// heap lane's memory (HeapDeltas::FromBlob), so a lane never mistakes a
+// new blob for a freed one that had the same number.
 #ifndef STACKREC_SRC_CONTENT_BLOBS_H_
 #define STACKREC_SRC_CONTENT_BLOBS_H_
 
@@ -39,6 +39,10 @@ class ContentBlobs {
     std::string bytes;
   };
 
+  // Numbers are below this, so that a user may tag them in the bits above.
+  static constexpr unsigned kNumberBits = 28;
+  static constexpr uint32_t kMaxNumbers = uint32_t{1} << kNumberBits;
+
   ContentBlobs() = default;
   ContentBlobs(const ContentBlobs&) = delete;
   ContentBlobs& operator=(const ContentBlobs&) = delete;
@@ -46,7 +50,8 @@ class ContentBlobs {
 
   // The blob of `bytes` (whose hash is `hash`), with one more
   // reference; `*added` says whether it is new. Throws std::bad_alloc with
-  // nothing changed.
+  // nothing changed, also when a stripe has used up its share of the
+  // numbers (2^23 blobs alive in it, tens of gigabytes).
   const Blob& Acquire(absl::string_view bytes, uint64_t hash, bool* added);
   // The blob of `bytes` with one more reference, or null if there is none:
   // it never allocates.

@@ -39,12 +39,19 @@ void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
 
 void HeapDeltas::RememberBlob(BlobKind kind, uint32_t number, uint64_t serial,
                               uint32_t here) {
-  std::vector<Known>& known = from_blob_[static_cast<int>(kind)];
-  if (number >= known.size()) {
-    ReserveFor(known, size_t{number} + 1 - known.size());
-    known.resize(size_t{number} + 1, Known{0, kUnknown});
+  std::vector<std::vector<Known>>& tables = from_blob_[static_cast<int>(kind)];
+  const uint32_t t = number >> ContentBlobs::kNumberBits;
+  const uint32_t i = number & (ContentBlobs::kMaxNumbers - 1);
+  if (t >= tables.size()) {
+    ReserveFor(tables, size_t{t} + 1 - tables.size());
+    tables.resize(size_t{t} + 1);
   }
-  known[number] = Known{serial + 1, here};
+  std::vector<Known>& known = tables[t];
+  if (i >= known.size()) {
+    ReserveFor(known, size_t{i} + 1 - known.size());
+    known.resize(size_t{i} + 1, Known{0, kUnknown});
+  }
+  known[i] = Known{serial + 1, here};
 }
 
 void HeapDeltas::Clear() {
@@ -52,19 +59,24 @@ void HeapDeltas::Clear() {
   keys_.clear();
   values_.clear();
   // The rows are gone, and the profile's tables may go next (Reset).
-  for (std::vector<Known>& known : from_blob_) known.clear();
+  for (auto& tables : from_blob_) {
+    for (std::vector<Known>& known : tables) known.clear();
+  }
 }
 
 void HeapDeltas::Release() {
   index_ = {};
   std::vector<SampleKey>().swap(keys_);
   std::vector<int64_t>().swap(values_);
-  for (std::vector<Known>& known : from_blob_) std::vector<Known>().swap(known);
+  for (auto& tables : from_blob_) std::vector<std::vector<Known>>().swap(tables);
 }
 
 size_t HeapDeltas::MemoryBytes() const {
   size_t bytes = MapBytes(index_) + VectorBytes(keys_) + VectorBytes(values_);
-  for (const std::vector<Known>& known : from_blob_) bytes += VectorBytes(known);
+  for (const auto& tables : from_blob_) {
+    bytes += VectorBytes(tables);
+    for (const std::vector<Known>& known : tables) bytes += VectorBytes(known);
+  }
   return bytes;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "content_blobs.h"
 #include "records.h"
 
 namespace stackrec {
@@ -36,14 +37,18 @@ class HeapDeltas {
   // id here. Remembered by the blob's number, checked against its serial
   // (a number is reused once its blob is freed, a serial never), so that
   // a tracked object's row is found again without reading its content.
+  // A number's bits above ContentBlobs::kNumberBits name the blobs it is
+  // from (one of several tables), each remembered in a vector of its own.
   // Clear() and Release() forget it all, as the rows and this profile's
   // tables it points into go.
   enum class BlobKind { kKey, kStack, kLabels };
   static constexpr uint32_t kUnknown = ~uint32_t{0};
   uint32_t FromBlob(BlobKind kind, uint32_t number, uint64_t serial) const {
-    const std::vector<Known>& known = from_blob_[static_cast<int>(kind)];
-    return number < known.size() && known[number].serial == serial + 1 ? known[number].here
-                                                                       : kUnknown;
+    const std::vector<std::vector<Known>>& tables = from_blob_[static_cast<int>(kind)];
+    const uint32_t t = number >> ContentBlobs::kNumberBits;
+    const uint32_t i = number & (ContentBlobs::kMaxNumbers - 1);
+    if (t >= tables.size() || i >= tables[t].size()) return kUnknown;
+    return tables[t][i].serial == serial + 1 ? tables[t][i].here : kUnknown;
   }
   // Throws std::bad_alloc, with at most this blob not remembered.
   void RememberBlob(BlobKind kind, uint32_t number, uint64_t serial, uint32_t here);
@@ -69,7 +74,7 @@ class HeapDeltas {
     uint64_t serial;  // + 1; 0: nothing remembered
     uint32_t here;
   };
-  std::vector<Known> from_blob_[3];  // by BlobKind, by blob number
+  std::vector<std::vector<Known>> from_blob_[3];  // by BlobKind, by table, by number
 };
 
 }  // namespace stackrec

@@ -229,6 +229,10 @@ KeyHalves DecodeKey(absl::string_view bytes) {
 
 // Each tracker's encodings, reused from one track to the next.
 thread_local std::string t_bytes, t_labels_bytes;
+// Each tracker's home (TrackedObjects::kHomes), handed out in turn the
+// first time a thread tracks, so that a few trackers each have one.
+thread_local uint32_t t_home = ~uint32_t{0};
+std::atomic<uint32_t> g_next_home{0};
 thread_local std::vector<uint64_t> t_frame_hashes;
 thread_local std::vector<LocationView> t_frames;
 thread_local std::vector<LabelView> t_labels;
@@ -240,6 +244,7 @@ TrackedObjects::TrackedObjects(const ProfileOptions& profile_options,
     : types_(options.types),
       max_objects_(options.max_objects),
       checker_(std::make_unique<Profile>(profile_options, 0)) {
+  for (auto& home : homes_) home = std::make_unique<ContentBlobs>();
   shards_.reserve(size_t{1} << kShardBits);
   for (size_t i = 0; i < (size_t{1} << kShardBits); ++i) {
     shards_.push_back(std::make_unique<Shard>(options.types.size(), options.max_objects));
@@ -268,54 +273,57 @@ Status TrackedObjects::Prepare(const SampleView& sample, Prepared* out, bool* tr
   const uint64_t labels_hash = labels_fp.lo;
   EncodeFrames(sample.locations, &t_bytes);
   EncodeLabels(sample.labels, &t_labels_bytes);
+  if (t_home >= kHomes) t_home = g_next_home.fetch_add(1, std::memory_order_relaxed) % kHomes;
+  ContentBlobs& blobs = *homes_[t_home];
+  const uint32_t tag = t_home << ContentBlobs::kNumberBits;
   // The common case, a key seen before: its halves are only looked at, so
   // trackers sharing a stack write nothing of it, and only the key takes
   // a reference (serials name the halves, so a half freed and interned
   // again meanwhile cannot match an old key).
   KeyHalves seen;
-  if (blobs_.Peek(t_bytes, stack_hash, &seen.stack, &seen.stack_serial) &&
-      blobs_.Peek(t_labels_bytes, labels_hash, &seen.labels, &seen.labels_serial)) {
+  if (blobs.Peek(t_bytes, stack_hash, &seen.stack, &seen.stack_serial) &&
+      blobs.Peek(t_labels_bytes, labels_hash, &seen.labels, &seen.labels_serial)) {
     const absl::string_view seen_bytes = KeyBytes(seen);
     if (const ContentBlobs::Blob* key =
-            blobs_.Find(seen_bytes, ContentBlobs::HashBytes(seen_bytes))) {
-      out->key = key->number;
+            blobs.Find(seen_bytes, ContentBlobs::HashBytes(seen_bytes))) {
+      out->key = tag | key->number;
       return OkStatus();
     }
   }
-  const ContentBlobs::Blob* stack = blobs_.Find(t_bytes, stack_hash);
+  const ContentBlobs::Blob* stack = blobs.Find(t_bytes, stack_hash);
   const ContentBlobs::Blob* labels = nullptr;
-  if (stack != nullptr) labels = blobs_.Find(t_labels_bytes, labels_hash);
+  if (stack != nullptr) labels = blobs.Find(t_labels_bytes, labels_hash);
   if (stack == nullptr || labels == nullptr) {
     const Status valid = checker_->ValidateSampleContent(sample);
     if (!valid.ok()) {
-      if (stack != nullptr) blobs_.Release(stack->number);
+      if (stack != nullptr) blobs.Release(stack->number);
       return valid;
     }
   }
   bool added;
   try {
-    if (stack == nullptr) stack = &blobs_.Acquire(t_bytes, stack_hash, &added);
-    if (labels == nullptr) labels = &blobs_.Acquire(t_labels_bytes, labels_hash, &added);
+    if (stack == nullptr) stack = &blobs.Acquire(t_bytes, stack_hash, &added);
+    if (labels == nullptr) labels = &blobs.Acquire(t_labels_bytes, labels_hash, &added);
   } catch (...) {
-    if (stack != nullptr) blobs_.Release(stack->number);
+    if (stack != nullptr) blobs.Release(stack->number);
     throw;
   }
   const KeyHalves halves{stack->number, labels->number, stack->serial, labels->serial};
   const absl::string_view key_bytes = KeyBytes(halves);
   uint32_t key;
   try {
-    key = blobs_.Acquire(key_bytes, ContentBlobs::HashBytes(key_bytes), &added).number;
+    key = blobs.Acquire(key_bytes, ContentBlobs::HashBytes(key_bytes), &added).number;
   } catch (...) {
-    blobs_.Release(halves.stack);
-    blobs_.Release(halves.labels);
+    blobs.Release(halves.stack);
+    blobs.Release(halves.labels);
     throw;
   }
   if (!added) {
     // The key holds its halves already.
-    blobs_.Release(halves.stack);
-    blobs_.Release(halves.labels);
+    blobs.Release(halves.stack);
+    blobs.Release(halves.labels);
   }
-  out->key = key;
+  out->key = tag | key;
   return OkStatus();
 }
 
@@ -325,33 +333,36 @@ void TrackedObjects::Discard(Prepared* prepared) {
 }
 
 void TrackedObjects::ReleaseKey(uint32_t key) {
-  if (std::unique_ptr<ContentBlobs::Blob> freed = blobs_.Release(key)) {
+  ContentBlobs& blobs = HomeOf(key);
+  if (std::unique_ptr<ContentBlobs::Blob> freed = blobs.Release(key & kNumberMask)) {
     const KeyHalves halves = DecodeKey(freed->bytes);
-    blobs_.Release(halves.stack);
-    blobs_.Release(halves.labels);
+    blobs.Release(halves.stack);
+    blobs.Release(halves.labels);
   }
 }
 
 uint32_t TrackedObjects::LaneRow(uint32_t key, Profile* lane) {
   using Kind = HeapDeltas::BlobKind;
   const HeapDeltas& known = lane->heap_deltas();
-  const ContentBlobs::Blob& key_blob = blobs_.Get(key);
+  const ContentBlobs& blobs = HomeOf(key);
+  const uint32_t tag = key & ~kNumberMask;
+  const ContentBlobs::Blob& key_blob = blobs.Get(key & kNumberMask);
   uint32_t row = known.FromBlob(Kind::kKey, key, key_blob.serial);
   if (row != HeapDeltas::kUnknown) return row;
   // A new key in this lane is most often a known stack with new labels
   // (a new span): each half is imported by content only once.
   const KeyHalves halves = DecodeKey(key_blob.bytes);
-  uint32_t stack = known.FromBlob(Kind::kStack, halves.stack, halves.stack_serial);
+  uint32_t stack = known.FromBlob(Kind::kStack, tag | halves.stack, halves.stack_serial);
   if (stack == HeapDeltas::kUnknown) {
-    DecodeFrames(blobs_.Get(halves.stack).bytes, &t_frames);
+    DecodeFrames(blobs.Get(halves.stack).bytes, &t_frames);
     stack = lane->ImportFrames(t_frames);
-    lane->RememberBlob(Kind::kStack, halves.stack, halves.stack_serial, stack);
+    lane->RememberBlob(Kind::kStack, tag | halves.stack, halves.stack_serial, stack);
   }
-  uint32_t labels = known.FromBlob(Kind::kLabels, halves.labels, halves.labels_serial);
+  uint32_t labels = known.FromBlob(Kind::kLabels, tag | halves.labels, halves.labels_serial);
   if (labels == HeapDeltas::kUnknown) {
-    DecodeLabels(blobs_.Get(halves.labels).bytes, &t_labels);
+    DecodeLabels(blobs.Get(halves.labels).bytes, &t_labels);
     labels = lane->ImportLabelViews(t_labels);
-    lane->RememberBlob(Kind::kLabels, halves.labels, halves.labels_serial, labels);
+    lane->RememberBlob(Kind::kLabels, tag | halves.labels, halves.labels_serial, labels);
   }
   row = lane->HeapRow(stack, labels);
   lane->RememberBlob(Kind::kKey, key, key_blob.serial, row);
@@ -432,13 +443,20 @@ size_t TrackedObjects::TableBytes() const {
   return bytes;
 }
 
-size_t TrackedObjects::MemoryBytes() const { return TableBytes() + blobs_.MemoryBytes(); }
+size_t TrackedObjects::MemoryBytes() const {
+  size_t bytes = TableBytes();
+  for (const auto& home : homes_) bytes += home->MemoryBytes();
+  return bytes;
+}
 
 bool TrackedObjects::AnyLockHeld() const {
   for (const auto& shard : shards_) {
     if (shard->lock.IsLocked(std::memory_order_relaxed)) return true;
   }
-  return blobs_.AnyLockHeld();
+  for (const auto& home : homes_) {
+    if (home->AnyLockHeld()) return true;
+  }
+  return false;
 }
 
 // ---- LiveTotals ------------------------------------------------------------------

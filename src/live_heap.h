@@ -11,8 +11,9 @@
 //    bytes per object at a million objects.
 //  - TrackedObjects: the samplers' side, which trackers share without a
 //    common lock: object tables in shards by id, and each tracked object's
-//    stack and labels interned once (its "content", content_blobs.h), so
-//    an untrack can name the object's key in whatever heap lane it is in.
+//    stack and labels interned (its "content", content_blobs.h) in the
+//    home of the tracker that tracked it, so an untrack can name the
+//    object's key in whatever heap lane it is in.
 //  - LiveTotals: the serializer's side: the sum of every heap delta the
 //    heap lanes have handed over, by content.
 #ifndef STACKREC_SRC_LIVE_HEAP_H_
@@ -116,15 +117,18 @@ class ObjectTable {
 };
 
 // The samplers' side of tracking, which any number of trackers call at
-// once. Objects are spread over kShards object tables by a hash of their
-// id, each behind a spin lock of its own; their content (stack, labels)
-// is interned once for all trackers in ContentBlobs. A tracker waits for
-// another only when both reach the same shard, or the same stripe of the
-// blobs, for one lookup. The heap lane passed in is the caller's alone
-// (it holds the lane's lock).
+// once. Objects are spread over the shards' object tables by a hash of
+// their id, each behind a spin lock of its own; their content (stack,
+// labels) is interned in the ContentBlobs of the tracking thread's home,
+// one of kHomes handed to threads in turn, so that trackers on different
+// cores write to different blobs. A tracker waits for another only when
+// both reach the same shard, or the same stripe of one home's blobs, for
+// one lookup. The heap lane passed in is the caller's alone (it holds the
+// lane's lock).
 class TrackedObjects {
  public:
   static constexpr unsigned kShardBits = 4;
+  static constexpr uint32_t kHomes = uint32_t{1} << (32 - ContentBlobs::kNumberBits);
 
   // `profile_options` passed MakeProfileOptions and `options`
   // MakeLiveHeapOptions.
@@ -191,7 +195,13 @@ class TrackedObjects {
   // nothing.
   const std::unique_ptr<const Profile> checker_;
   std::atomic<size_t> count_{0};
-  ContentBlobs blobs_;
+  // Content is interned in the home of the tracker that tracks it (each
+  // tracker thread has one, in turn), so trackers on different cores do
+  // not share the blobs' locks and memory. A key names its home in the
+  // bits above ContentBlobs::kNumberBits; its halves are in the same home.
+  ContentBlobs& HomeOf(uint32_t key) const { return *homes_[key >> ContentBlobs::kNumberBits]; }
+  static constexpr uint32_t kNumberMask = ContentBlobs::kMaxNumbers - 1;
+  std::unique_ptr<ContentBlobs> homes_[kHomes];
   std::vector<std::unique_ptr<Shard>> shards_;
 };
 

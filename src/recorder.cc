@@ -112,9 +112,9 @@
 //    totals as of the last heap slot absorbed.
 //  - TrackedObjects (samplers only): the objects, in shards by id, each
 //    under a spin lock of its own, and their content (stacks, label sets)
-//    interned once in ContentBlobs, striped under spin locks of its own,
-//    so that Untrack can name the object's key in whatever heap lane it
-//    entered. Lock order: a heap lane's lock, then a shard's, then a
+//    interned in the tracking thread's home (a ContentBlobs, striped under
+//    spin locks of its own), so that Untrack can name the object's key in
+//    whatever heap lane it entered. Lock order: a heap lane's lock, then a shard's, then a
 //    stripe's. The serializer takes none of the shards' and stripes'
 //    locks; trackers wait for each other on them only for one lookup or
 //    commit in the same shard or stripe. Records never take them.

@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The live-heap deltas (heap_deltas.h) on their own: one row per key,
-// values added and given back with saturation at both ends, and cleared
-// (for the next interval) or released.
+// values added and given back with saturation at both ends, cleared (for
+// the next interval) or released, and what the trackers' blobs are here.
 #include <cstdint>
 #include <vector>
 
@@ -60,4 +60,25 @@ TEST_CASE("cleared heap deltas start again from row 0; released ones free their 
   d.Release();
   CHECK(d.size() == 0);
   CHECK(d.MemoryBytes() == 0);
+}
+
+TEST_CASE("heap deltas remember blobs by table and number, and check serials") {
+  using Kind = HeapDeltas::BlobKind;
+  HeapDeltas d(1);
+  const uint32_t in_table_0 = 5;
+  const uint32_t in_table_3 = uint32_t{3} << stackrec::ContentBlobs::kNumberBits | 5;
+  d.RememberBlob(Kind::kKey, in_table_0, 11, 100);
+  d.RememberBlob(Kind::kKey, in_table_3, 12, 200);
+  d.RememberBlob(Kind::kStack, in_table_3, 12, 300);
+  CHECK(d.FromBlob(Kind::kKey, in_table_0, 11) == 100);
+  CHECK(d.FromBlob(Kind::kKey, in_table_3, 12) == 200);
+  CHECK(d.FromBlob(Kind::kStack, in_table_3, 12) == 300);
+  // A number reused by a newer blob (another serial) is not the old one.
+  CHECK(d.FromBlob(Kind::kKey, in_table_0, 12) == HeapDeltas::kUnknown);
+  CHECK(d.FromBlob(Kind::kLabels, in_table_3, 12) == HeapDeltas::kUnknown);
+  CHECK(d.FromBlob(Kind::kKey, in_table_0 + 1, 11) == HeapDeltas::kUnknown);
+  // Each table is sized by its own numbers, not by the table bits.
+  CHECK(d.MemoryBytes() < 4096);
+  d.Clear();
+  CHECK(d.FromBlob(Kind::kKey, in_table_3, 12) == HeapDeltas::kUnknown);
 }

@@ -3,8 +3,10 @@
 //
 // Live-heap tracking through the C API: tracked objects appear in every
 // profile until untracked, aggregated by (stack, labels) with the samples
-// recorded; replacement, the cap, bad input and reset_after_fork.
+// recorded; replacement, objects crossing threads, the cap, bad input and
+// reset_after_fork.
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "catch2/catch.hpp"
@@ -183,6 +185,61 @@ TEST_CASE("tracking a tracked id replaces the object") {
   stackrec_stats s{};
   REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
   CHECK(s.objects_tracked == 1);
+}
+
+TEST_CASE("objects tracked on one thread are untracked and replaced on others") {
+  // Each thread interns its content apart from the others' (its home), so
+  // this crosses homes: equal content from two threads is one key, and an
+  // object is found, freed or replaced from any thread.
+  HeapOptions o;
+  auto r = NewRecorder(o.opts);
+  auto on_thread = [&](auto&& body) {
+    std::vector<stackrec_status> statuses;
+    std::thread t([&] { body(&statuses); });
+    t.join();
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      INFO("call " << i);
+      CHECK(statuses[i] == STACKREC_OK);
+    }
+  };
+  auto track = [&](std::vector<stackrec_status>* st, uint64_t id, const char* leaf,
+                   int64_t bytes) {
+    SampleBuilder b;
+    st->push_back(stackrec_recorder_track(r.get(), id, &Alloc(b, leaf, bytes).Get()));
+  };
+  auto untrack = [&](std::vector<stackrec_status>* st, uint64_t id) {
+    st->push_back(stackrec_recorder_untrack(r.get(), id));
+  };
+  on_thread([&](std::vector<stackrec_status>* st) {
+    track(st, 1, "a_site", 10);
+    track(st, 2, "a_site", 20);
+    track(st, 3, "shared_site", 100);
+    track(st, 4, "shared_site", 200);
+  });
+  // Within the same interval as the tracks.
+  on_thread([&](std::vector<stackrec_status>* st) {
+    track(st, 5, "shared_site", 400);
+    untrack(st, 1);
+    track(st, 2, "b_site", 70);
+  });
+  CHECK(ByKey(Take(r.get())) == std::map<Key, Values>{{K("shared_site"), {0, 3, 700}},
+                                                      {K("b_site"), {0, 1, 70}}});
+  // In a later interval, from a third thread.
+  on_thread([&](std::vector<stackrec_status>* st) {
+    untrack(st, 3);
+    untrack(st, 5);
+    track(st, 4, "a_site", 5);
+  });
+  CHECK(ByKey(Take(r.get())) ==
+        std::map<Key, Values>{{K("a_site"), {0, 1, 5}}, {K("b_site"), {0, 1, 70}}});
+  on_thread([&](std::vector<stackrec_status>* st) {
+    untrack(st, 2);
+    untrack(st, 4);
+  });
+  CHECK(Take(r.get()).sample_size() == 0);
+  stackrec_stats s{};
+  REQUIRE(stackrec_recorder_stats(r.get(), &s) == STACKREC_OK);
+  CHECK(s.objects_tracked == 0);
 }
 
 TEST_CASE("untracking an id that is not tracked is OK and changes nothing") {
