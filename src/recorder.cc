@@ -114,10 +114,11 @@
 //    under a spin lock of its own, and their content (stacks, label sets)
 //    interned in the tracking thread's home (a ContentBlobs, striped under
 //    spin locks of its own), so that Untrack can name the object's key in
-//    whatever heap lane it entered. Lock order: a heap lane's lock, then a shard's, then a
-//    stripe's. The serializer takes none of the shards' and stripes'
-//    locks; trackers wait for each other on them only for one lookup or
-//    commit in the same shard or stripe. Records never take them.
+//    whatever heap lane it entered. Lock order: a heap lane's lock, then a
+//    shard's, then a stripe's. The serializer takes none of the shards'
+//    and stripes' locks; trackers wait for each other on them only for one
+//    lookup or commit in the same shard or stripe. Records never take
+//    them.
 //  - LiveTotals (serializer only, during its turn): the heap lanes taken
 //    are added to the running totals by content and cleared; then every
 //    non-zero total is added to the merged profile's ordinary keys before
