@@ -229,13 +229,13 @@ KeyHalves DecodeKey(absl::string_view bytes) {
 
 // Each tracker's encodings, reused from one track to the next.
 thread_local std::string t_bytes, t_labels_bytes;
+thread_local std::vector<uint64_t> t_frame_hashes;
+thread_local std::vector<LocationView> t_frames;
+thread_local std::vector<LabelView> t_labels;
 // Each tracker's home (TrackedObjects::kHomes), handed out in turn the
 // first time a thread tracks, so that a few trackers each have one.
 thread_local uint32_t t_home = ~uint32_t{0};
 std::atomic<uint32_t> g_next_home{0};
-thread_local std::vector<uint64_t> t_frame_hashes;
-thread_local std::vector<LocationView> t_frames;
-thread_local std::vector<LabelView> t_labels;
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The recorder under real concurrency: samplers racing a serializer that
-// flips every millisecond, and fork() in the middle of it all. Run under
+// The recorder under real concurrency: samplers and trackers racing a
+// serializer that flips every millisecond, and fork() in the middle of it
+// all. Run under
 // the tsan preset in CI. The asan preset leaves the fork test out: GCC 12's
 // ASan allocator takes no lock around fork(), so a child forked while
 // another thread is inside malloc can deadlock in the sanitizer's own
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -225,6 +227,119 @@ TEST_CASE("samplers tracking and untracking while a serializer flips every milli
   REQUIRE(stackrec_recorder_stats(recorder.get(), &stats) == STACKREC_OK);
   CHECK(stats.objects_tracked == objects);
   CHECK(stats.objects_not_tracked == 0);
+}
+
+TEST_CASE("objects tracked on some threads and freed or replaced on another end with exact live totals") {
+  // Each thread interns its objects' content in a home of its own; here
+  // one thread frees and replaces the others' objects while they track
+  // more and a serializer flips every millisecond.
+  const stackrec_value_type types[] = {
+      {S("cpu-samples"), S("count")},
+      {S("heap-live-samples"), S("count")},
+      {S("heap-live-size"), S("bytes")},
+  };
+  const size_t live_types[] = {1, 2};
+  stackrec_profile_options opts{};
+  opts.sample_types = types;
+  opts.sample_types_len = 3;
+  opts.live_heap_types = live_types;
+  opts.live_heap_types_len = 2;
+  auto recorder = stackrec_test::NewRecorder(opts);
+
+  constexpr int kProducers = 2;
+  constexpr uint64_t kObjects = 3000;  // per producer
+  auto id_of = [](int t, uint64_t n) {
+    return 0x7f0000000000u + (n * kProducers + static_cast<uint64_t>(t)) * 64;
+  };
+  std::mutex handoff_mu;
+  std::vector<std::pair<int, uint64_t>> handoff;  // (producer, n) tracked
+  std::atomic<int> producing{kProducers};
+  std::atomic<uint64_t> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kProducers; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t n = 0; n < kObjects; ++n) {
+        SampleBuilder b;
+        b.Frame("alloc" + std::to_string(n % 16)).Frame("producer" + std::to_string(t));
+        b.Values({0, 1, static_cast<int64_t>(n % 100) + 1});
+        if (stackrec_recorder_track(recorder.get(), id_of(t, n), &b.Get()) != STACKREC_OK) {
+          failures++;
+          continue;
+        }
+        std::lock_guard<std::mutex> hold(handoff_mu);
+        handoff.emplace_back(t, n);
+      }
+      producing--;
+    });
+  }
+  // The consumer: of each producer's objects, n % 3 == 0 stay, 1 are
+  // replaced by an object of its own content, 2 are freed.
+  threads.emplace_back([&] {
+    for (;;) {
+      const bool last_round = producing.load() == 0;
+      std::vector<std::pair<int, uint64_t>> batch;
+      {
+        std::lock_guard<std::mutex> hold(handoff_mu);
+        batch.swap(handoff);
+      }
+      for (const auto& [t, n] : batch) {
+        if (n % 3 == 1) {
+          SampleBuilder b;
+          b.Frame("moved").Frame("consumer").Values({0, 1, 5});
+          if (stackrec_recorder_track(recorder.get(), id_of(t, n), &b.Get()) != STACKREC_OK) {
+            failures++;
+          }
+        } else if (n % 3 == 2) {
+          if (stackrec_recorder_untrack(recorder.get(), id_of(t, n)) != STACKREC_OK) failures++;
+        }
+      }
+      if (last_round) break;
+      if (batch.empty()) std::this_thread::yield();
+    }
+  });
+
+  using Heap = std::map<std::pair<std::string, std::string>, std::vector<int64_t>>;
+  bool never_negative = true;
+  int profiles = 0;
+  auto take = [&](Heap* heap) {
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
+    EncodedPtr owned(e);
+    const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    for (const auto& s : p.sample()) {
+      if (s.value(1) < 0 || s.value(2) < 0) never_negative = false;
+      const auto names = FrameNames(p, s);
+      if (heap != nullptr) (*heap)[{names.at(0), names.at(1)}] = {s.value(1), s.value(2)};
+    }
+    ++profiles;
+  };
+  while (producing.load() > 0) {
+    take(nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (auto& t : threads) t.join();
+  Heap heap;
+  take(&heap);
+
+  Heap expected;
+  for (int t = 0; t < kProducers; ++t) {
+    for (uint64_t n = 0; n < kObjects; ++n) {
+      if (n % 3 == 2) continue;
+      auto& v = n % 3 == 0 ? expected[{"alloc" + std::to_string(n % 16),
+                                       "producer" + std::to_string(t)}]
+                           : expected[{"moved", "consumer"}];
+      v.resize(2);
+      v[0] += 1;
+      v[1] += n % 3 == 0 ? static_cast<int64_t>(n % 100) + 1 : 5;
+    }
+  }
+  INFO("profiles: " << profiles);
+  CHECK(failures.load() == 0);
+  CHECK(heap == expected);
+  CHECK(never_negative);
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(recorder.get(), &stats) == STACKREC_OK);
+  CHECK(stats.objects_tracked == 2 * kProducers * kObjects / 3);
 }
 
 namespace {
