@@ -118,10 +118,10 @@ class ObjectTable {
 
 // The samplers' side of tracking, which any number of trackers call at
 // once. Objects are spread over the shards' object tables by a hash of
-// the 4 KiB page their id names, each behind a spin lock of its own; their content (stack,
-// labels) is interned in the ContentBlobs of the tracking thread's home,
-// one of kHomes handed to threads in turn, so that trackers on different
-// cores write to different blobs. A tracker waits for another only when
+// the 4 KiB page their id names, each behind a spin lock of its own;
+// their content (stack, labels) is interned in the ContentBlobs of the
+// tracking thread's home, one of kHomes handed to threads in turn, so
+// that trackers on different cores write to different blobs. A tracker waits for another only when
 // both reach the same shard, or the same stripe of one home's blobs, for
 // one lookup. The heap lane passed in is the caller's alone (it holds the
 // lane's lock).
