@@ -44,6 +44,35 @@ void MakeSample(int thread, uint64_t i, SampleBuilder* b) {
   b->NumLabel("thread id", thread).NumLabel("local root span id", static_cast<int64_t>(i % 4) + 1);
 }
 
+// cpu-samples for records; heap-live-samples and heap-live-size tracked.
+RecorderPtr NewHeapRecorder() {
+  const stackrec_value_type types[] = {
+      {S("cpu-samples"), S("count")},
+      {S("heap-live-samples"), S("count")},
+      {S("heap-live-size"), S("bytes")},
+  };
+  const size_t live_types[] = {1, 2};
+  stackrec_profile_options opts{};
+  opts.sample_types = types;
+  opts.sample_types_len = 3;
+  opts.live_heap_types = live_types;
+  opts.live_heap_types_len = 2;
+  return stackrec_test::NewRecorder(opts);
+}
+
+// Serializes `recorder` and decodes the profile; a negative live total
+// (a free counted before its object) clears *never_negative.
+Profile TakeChecked(stackrec_recorder* recorder, bool* never_negative) {
+  stackrec_encoded* e = nullptr;
+  REQUIRE(stackrec_recorder_serialize(recorder, nullptr, &e) == STACKREC_OK);
+  EncodedPtr owned(e);
+  Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+  for (const auto& s : p.sample()) {
+    if (s.value(1) < 0 || s.value(2) < 0) *never_negative = false;
+  }
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("four samplers and a serializer flipping every millisecond lose nothing") {
@@ -118,19 +147,7 @@ TEST_CASE("four samplers and a serializer flipping every millisecond lose nothin
 }
 
 TEST_CASE("samplers tracking and untracking while a serializer flips every millisecond end with exact live totals") {
-  // cpu-samples for records; heap-live-samples and heap-live-size tracked.
-  const stackrec_value_type types[] = {
-      {S("cpu-samples"), S("count")},
-      {S("heap-live-samples"), S("count")},
-      {S("heap-live-size"), S("bytes")},
-  };
-  const size_t live_types[] = {1, 2};
-  stackrec_profile_options opts{};
-  opts.sample_types = types;
-  opts.sample_types_len = 3;
-  opts.live_heap_types = live_types;
-  opts.live_heap_types_len = 2;
-  auto recorder = stackrec_test::NewRecorder(opts);
+  auto recorder = NewHeapRecorder();
 
   constexpr int kSamplers = 4;
   std::atomic<bool> stop{false};
@@ -179,13 +196,9 @@ TEST_CASE("samplers tracking and untracking while a serializer flips every milli
   bool never_negative = true;
   int profiles = 0;
   auto take = [&](std::map<std::pair<std::string, std::string>, std::vector<int64_t>>* heap) {
-    stackrec_encoded* e = nullptr;
-    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
-    EncodedPtr owned(e);
-    const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    const Profile p = TakeChecked(recorder.get(), &never_negative);
     for (const auto& s : p.sample()) {
       serialized_records += s.value(0);
-      if (s.value(1) < 0 || s.value(2) < 0) never_negative = false;
       const auto names = FrameNames(p, s);
       if (heap != nullptr && names.at(0) != "recorded") {
         (*heap)[{names.at(0), names.at(1)}] = {s.value(1), s.value(2)};
@@ -233,18 +246,7 @@ TEST_CASE("objects tracked on some threads and freed or replaced on another end 
   // Each thread interns its objects' content in a home of its own; here
   // one thread frees and replaces the others' objects while they track
   // more and a serializer flips every millisecond.
-  const stackrec_value_type types[] = {
-      {S("cpu-samples"), S("count")},
-      {S("heap-live-samples"), S("count")},
-      {S("heap-live-size"), S("bytes")},
-  };
-  const size_t live_types[] = {1, 2};
-  stackrec_profile_options opts{};
-  opts.sample_types = types;
-  opts.sample_types_len = 3;
-  opts.live_heap_types = live_types;
-  opts.live_heap_types_len = 2;
-  auto recorder = stackrec_test::NewRecorder(opts);
+  auto recorder = NewHeapRecorder();
 
   constexpr int kProducers = 2;
   constexpr uint64_t kObjects = 3000;  // per producer
@@ -302,12 +304,8 @@ TEST_CASE("objects tracked on some threads and freed or replaced on another end 
   bool never_negative = true;
   int profiles = 0;
   auto take = [&](Heap* heap) {
-    stackrec_encoded* e = nullptr;
-    REQUIRE(stackrec_recorder_serialize(recorder.get(), nullptr, &e) == STACKREC_OK);
-    EncodedPtr owned(e);
-    const Profile p = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
+    const Profile p = TakeChecked(recorder.get(), &never_negative);
     for (const auto& s : p.sample()) {
-      if (s.value(1) < 0 || s.value(2) < 0) never_negative = false;
       const auto names = FrameNames(p, s);
       if (heap != nullptr) (*heap)[{names.at(0), names.at(1)}] = {s.value(1), s.value(2)};
     }
