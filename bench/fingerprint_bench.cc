@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The string path's fingerprint alone, under each kernel this processor
-// runs (src/fingerprint.h): the pass over a sample's frames that finds a
+// runs (src/hash/fingerprint.h): the pass over a sample's frames that finds a
 // known stack, as c_api.cc runs it on the caller's stackrec_location array
 // (FingerprintFrameArray, the frames' hashes stored). What a string add
 // costs beyond it is the key's lookups (and, for a new stack, interning).
@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "fingerprint.h"
-#include "frame_strings.h"
+#include "hash/fingerprint.h"
+#include "hash/frame_strings.h"
 #include "workload.h"
 
 namespace {

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "live_heap.h"
-#include "recorder.h"
+#include "live_heap/live_heap.h"
+#include "recorder/recorder.h"
 #include "stackrec/stackrec.h"
 #include "stackrec_str.h"
 

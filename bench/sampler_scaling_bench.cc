@@ -119,7 +119,7 @@ struct RunResult {
 };
 
 // The process's resident memory now. The recorder's large tables are
-// mapped outside malloc (src/table_memory.h), so malloc's own count would
+// mapped outside malloc (src/base/table_memory.h), so malloc's own count would
 // miss them; what malloc holds free is given back first (malloc_trim), so
 // that the difference of two readings is what was allocated in between.
 double ResidentBytes() {

@@ -22,12 +22,12 @@
 #include <utility>
 #include <vector>
 
-#include "aggregate.h"
+#include "base/status.h"
 #include "catch2/catch.hpp"
-#include "fingerprint.h"
-#include "key_index.h"
-#include "profile.h"
-#include "status.h"
+#include "hash/fingerprint.h"
+#include "profile/profile.h"
+#include "tables/aggregate.h"
+#include "tables/key_index.h"
 
 using stackrec::Aggregate;
 using stackrec::KeyIndex;

@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/table_memory.h"
 #include "catch2/catch.hpp"
 #include "pprof_decode.h"
 #include "stackrec/stackrec.h"
-#include "table_memory.h"
 
 using namespace stackrec_test;
 

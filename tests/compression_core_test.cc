@@ -8,8 +8,8 @@
 #include <string>
 
 #include "catch2/catch.hpp"
-#include "compression.h"
 #include "decompress.h"
+#include "encode/compression.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "content_blobs.h"
+#include "tables/content_blobs.h"
 
 using stackrec::ContentBlobs;
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "content_blobs.h"
-#include "content_encoding.h"
+#include "tables/content_blobs.h"
+#include "tables/content_encoding.h"
 
 using stackrec::ContentBlobs;
 using stackrec::LabelView;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "fingerprint.h"
-#include "profile_options.h"
-#include "sample_view.h"
+#include "hash/fingerprint.h"
+#include "input/profile_options.h"
+#include "input/sample_view.h"
 
 namespace stackrec_core_test {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "dictionary.h"
-#include "profile.h"
+#include "profile/dictionary.h"
+#include "profile/profile.h"
 
 using stackrec::Dictionary;
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "dictionary.h"
-#include "dictionary_imports.h"
-#include "fingerprint.h"
-#include "sample_tables.h"
+#include "hash/fingerprint.h"
+#include "profile/dictionary.h"
+#include "profile/dictionary_imports.h"
+#include "tables/sample_tables.h"
 
 using stackrec::Dictionary;
 using stackrec::DictionaryImports;

@@ -12,7 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
-#include "fingerprint.h"
+#include "hash/fingerprint.h"
 #include "stackrec/stackrec.h"
 #include "stackrec_str.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "heap_deltas.h"
+#include "tables/heap_deltas.h"
 
 using stackrec::HeapDeltas;
 

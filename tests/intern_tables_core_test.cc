@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// SpanTable (src/intern_tables.h), the stacks' and label sets' table,
+// SpanTable (src/tables/intern_tables.h), the stacks' and label sets' table,
 // against a model: every sequence interned is found again by content, at
 // the address it was first given (its chunk never moves, however many
 // chunks come after it), sequences longer than a chunk included; what the
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "intern_tables.h"
+#include "tables/intern_tables.h"
 
 using stackrec::SpanTable;
 using stackrec::ValueTable;

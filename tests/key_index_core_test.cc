@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The aggregate's storage. KeyIndex (src/key_index.h) against a model:
+// The aggregate's storage. KeyIndex (src/tables/key_index.h) against a model:
 // every key it holds is found at its row and every other key is not,
 // through growth, through chains of equal tags and equal home slots that
 // wrap around the end of the table, and after erasures, which shift chains
-// back. RowStore (src/row_store.h): rows stay where they are written as
+// back. RowStore (src/tables/row_store.h): rows stay where they are written as
 // blocks are added, and truncating and clearing keep the rest.
 #include <cstdint>
 #include <map>
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "key_index.h"
-#include "row_store.h"
+#include "tables/key_index.h"
+#include "tables/row_store.h"
 
 using stackrec::KeyIndex;
 

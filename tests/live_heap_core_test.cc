@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "live_heap.h"
+#include "live_heap/live_heap.h"
 #include "pprof_decode.h"
-#include "recorder.h"
+#include "recorder/recorder.h"
 
 using namespace stackrec_test;
 

@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The test oracle: decompresses what stackrec wrote and parses it with the
-// protobuf classes generated from src/profile.proto, plus small accessors
+// protobuf classes generated from tests/pprof/profile.proto, plus small accessors
 // that turn ids back into names.
 #ifndef STACKREC_TESTS_PPROF_DECODE_H_
 #define STACKREC_TESTS_PPROF_DECODE_H_

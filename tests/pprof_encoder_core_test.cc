@@ -9,9 +9,9 @@
 
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
-#include "pprof_encoder.h"
-#include "serialize.h"
-#include "profile.h"
+#include "encode/pprof/pprof_encoder.h"
+#include "profile/profile.h"
+#include "serialize/serialize.h"
 
 using stackrec_core_test::Options;
 using stackrec_core_test::Stack;

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/status.h"
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
-#include "fingerprint.h"
-#include "profile.h"
+#include "hash/fingerprint.h"
+#include "profile/profile.h"
 #include "stackrec/stackrec.h"
-#include "status.h"
 
 using stackrec::Fingerprint;
 using stackrec::LocationView;

@@ -11,12 +11,12 @@
 #include <tuple>
 #include <vector>
 
+#include "base/table_memory.h"
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
 #include "pprof_decode.h"
-#include "profile.h"
-#include "serialize.h"
-#include "table_memory.h"
+#include "profile/profile.h"
+#include "serialize/serialize.h"
 
 using stackrec_core_test::Options;
 using stackrec_core_test::Stack;

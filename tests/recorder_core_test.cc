@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "catch2/catch.hpp"
+#include "live_heap/live_heap.h"
 #include "pprof_decode.h"
-#include "live_heap.h"
-#include "recorder.h"
+#include "recorder/recorder.h"
 
 using namespace stackrec_test;
 

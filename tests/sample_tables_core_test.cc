@@ -12,8 +12,8 @@
 
 #include "catch2/catch.hpp"
 #include "core_test_support.h"
-#include "fingerprint.h"
-#include "sample_tables.h"
+#include "hash/fingerprint.h"
+#include "tables/sample_tables.h"
 
 using stackrec::Fingerprint;
 using stackrec::LabelView;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// SpinLock::TryLockUntil (src/spin_lock.h): what the serializer uses to
+// SpinLock::TryLockUntil (src/base/spin_lock.h): what the serializer uses to
 // take a lane a sampler may be stopped inside. The deadlines are far in
 // the past or far in the future, so no outcome depends on how fast the
 // machine is. Run under the tsan preset with the other concurrency tests.
@@ -9,8 +9,8 @@
 #include <chrono>
 #include <thread>
 
+#include "base/spin_lock.h"
 #include "catch2/catch.hpp"
-#include "spin_lock.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Table memory (src/table_memory.h) from two threads at once, as a sampler
+// Table memory (src/base/table_memory.h) from two threads at once, as a sampler
 // growing the active slot's tables and a serializer freeing the other's:
 // no block is handed out twice (each keeps the bytes its owner wrote), and
 // once everything is freed every chunk is unmapped. Run under the tsan
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/table_memory.h"
 #include "catch2/catch.hpp"
-#include "table_memory.h"
 
 namespace memory = stackrec::table_memory;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Table memory (src/table_memory.h): small allocations stay with operator
+// Table memory (src/base/table_memory.h): small allocations stay with operator
 // new; larger ones come from 2 MiB-aligned chunks advised huge pages,
 // placed best-fit, reused once freed, coalesced; free huge pages go back to
 // the kernel and an entirely free chunk is unmapped; a size no mapping
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/table_memory.h"
 #include "catch2/catch.hpp"
-#include "table_memory.h"
 
 namespace memory = stackrec::table_memory;
 

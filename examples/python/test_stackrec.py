@@ -2,7 +2,7 @@
 # Copyright 2026 The stackrec Authors.
 """stackrec.py, end to end: every profile is gunzipped and decoded with
 Debian's python3-protobuf and the classes protoc generates from
-src/profile.proto (profile_pb2, written into the build tree), then checked
+tests/pprof/profile.proto (profile_pb2, written into the build tree), then checked
 against what was recorded.
 
     STACKREC_LIBRARY=<build>/src/libstackrec.so PYTHONPATH=examples/python:<dir of profile_pb2.py> \\

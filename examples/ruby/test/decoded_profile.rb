@@ -2,7 +2,7 @@
 # Copyright 2026 The stackrec Authors.
 #
 # A gzip'd pprof, decoded with Debian's ruby-google-protobuf and the classes
-# protoc generates from src/profile.proto (profile_pb.rb, written into the
+# protoc generates from tests/pprof/profile.proto (profile_pb.rb, written into the
 # build tree), and resolved into plain Ruby values for assertions.
 require "zlib"
 require "profile_pb"

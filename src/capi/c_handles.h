@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// What the header's opaque handles are, and Guard(), which every exported
+// function runs its body in: shared by c_api.cc and c_api_ids.cc.
+#ifndef STACKREC_SRC_CAPI_C_HANDLES_H_
+#define STACKREC_SRC_CAPI_C_HANDLES_H_
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "base/table_memory.h"
+#include "profile/dictionary.h"
+#include "profile/profile.h"
+#include "recorder/recorder.h"
+#include "serialize/serialize.h"
+#include "stackrec/stackrec.h"
+
+struct stackrec_profile {
+  std::unique_ptr<stackrec::Profile> impl;
+  // Pre-interned ids; created by the first call that needs it.
+  std::unique_ptr<stackrec::Dictionary> dict;
+  stackrec::OutputSizes output_sizes;  // of this handle's serializations
+};
+
+struct stackrec_recorder {
+  std::unique_ptr<stackrec::Recorder> impl;
+};
+
+struct stackrec_encoded {
+  stackrec::TableString bytes;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  std::vector<std::pair<std::string, int64_t>> endpoint_counts;
+  stackrec::SerializationStats stats;
+};
+
+namespace stackrec {
+
+inline stackrec_status ToC(Status s) { return static_cast<stackrec_status>(s.code()); }
+
+// Runs `body` and converts exceptions: the core reports bad input through
+// Status and throws only std::bad_alloc, but nothing may unwind into C.
+template <typename F>
+stackrec_status Guard(F&& body) noexcept {
+  try {
+    return ToC(body());
+  } catch (const std::bad_alloc&) {
+    return ToC(Error(Code::kOutOfMemory, "out of memory"));
+  } catch (const std::exception& e) {
+    return ToC(Error(Code::kInternal, "internal error: %s", e.what()));
+  } catch (...) {
+    return ToC(Error(Code::kInternal, "internal error: unknown exception"));
+  }
+}
+
+// The profile's dictionary, created on first use.
+inline Dictionary& DictionaryOf(stackrec_profile* profile) {
+  if (profile->dict == nullptr) {
+    profile->dict = std::make_unique<Dictionary>(profile->impl->options().max_frames);
+  }
+  return *profile->dict;
+}
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_CAPI_C_HANDLES_H_

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "encode/pprof/pprof_encoder.h"
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "base/table_memory.h"
+#include "encode/encode_plan.h"
+#include "encode/pprof/pprof_fields.h"
+#include "encode/proto_wire.h"
+#include "google/protobuf/io/coded_stream.h"
+
+namespace stackrec {
+namespace {
+
+using google::protobuf::io::CodedOutputStream;
+
+namespace field = pprof::field;
+
+using wire::FieldSize;
+using wire::LenFieldSize;
+using wire::PutLenHeader;
+using wire::PutVarintField;
+using wire::VarintSize;
+using wire::WriteLenHeader;
+using wire::WriteVarintField;
+
+constexpr size_t kUnsized = ~size_t{0};
+
+class Encoder {
+ public:
+  Encoder(const Profile& p, int64_t end_ns, const SampleSelection* selection)
+      : p_(p),
+        end_ns_(end_ns),
+        plan_(p, selection),
+        strings_(plan_.strings()),
+        mappings_(plan_.mappings()),
+        functions_(plan_.functions()),
+        locations_(plan_.locations()),
+        stack_bytes_(p.stacks().size(), kUnsized),
+        stack_start_(p.stacks().size(), 0),
+        label_bytes_(p.label_sets().size(), kUnsized) {}
+
+  void MarkAll();
+  void Write(CodedOutputStream* out) const;
+  // Counts of what Write writes (after MarkAll).
+  void Count(EncodeStats* stats) const;
+
+ private:
+  // Encodes each marked stack's packed location ids once, into stack_ids_:
+  // a stack is written once per key (a dozen times in typical profiles),
+  // and copying its bytes costs less than encoding its ids again.
+  void EncodeStacks();
+  // The strings of a label set, in the order pprof's first use gives them,
+  // and the bytes of its Label fields inside a Sample.
+  void MarkLabels(uint32_t labels);
+  size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
+  uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                    StringId unit) const;
+  void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
+                      StringId unit) const;
+  void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
+                   const int64_t* values, int64_t timestamp_ns) const;
+  void WriteMapping(CodedOutputStream* out, uint32_t id) const;
+  void WriteLocation(CodedOutputStream* out, uint32_t id) const;
+  void WriteGroup(CodedOutputStream* out, uint32_t id) const;
+  void WriteFunction(CodedOutputStream* out, uint32_t id) const;
+
+  const Profile& p_;
+  const int64_t end_ns_;
+  EncodePlan plan_;
+  DenseIds& strings_;
+  const DenseIds &mappings_, &functions_, &locations_;
+  // Per stack: bytes of its packed location ids (kUnsized: not marked).
+  TableVector<size_t> stack_bytes_;
+  // Per marked stack: where its bytes start in stack_ids_.
+  TableVector<size_t> stack_start_;
+  TableVector<uint8_t> stack_ids_;
+  // Per label set: bytes of its Label fields inside a Sample, once marked,
+  // including the "trace endpoint" label it gains.
+  TableVector<size_t> label_bytes_;
+  // A sample that does not fit in what is left of the stream's buffer.
+  mutable std::vector<uint8_t> sample_scratch_;
+  // String ids of each enabled sample type's (type, unit), in order.
+  std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
+};
+
+void Encoder::EncodeStacks() {
+  size_t total = 0;
+  for (uint32_t stack : plan_.marked_stacks()) {
+    size_t bytes = 0;
+    for (uint32_t id : plan_.OutputFrames(stack)) bytes += VarintSize(locations_[id]);
+    stack_bytes_[stack] = bytes;
+    stack_start_[stack] = total;
+    total += bytes;
+  }
+  stack_ids_.resize(total);
+  // A local copy: the byte stores could alias the vector's pointer.
+  const uint32_t* ids = locations_.data();
+  for (uint32_t stack : plan_.marked_stacks()) {
+    uint8_t* dst = stack_ids_.data() + stack_start_[stack];
+    for (uint32_t id : plan_.OutputFrames(stack)) {
+      dst = CodedOutputStream::WriteVarint32ToArray(ids[id], dst);
+    }
+  }
+}
+
+size_t Encoder::LabelSize(StringId key, StringId str, int64_t num,
+                          StringId unit) const {
+  const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
+                         FieldSize(static_cast<uint64_t>(num)) +
+                         FieldSize(strings_[unit]);
+  return LenFieldSize(payload);
+}
+
+void Encoder::MarkLabels(uint32_t labels) {
+  const absl::Span<const Label> set = p_.label_sets().Get(labels);
+  for (const Label& l : set) {
+    strings_.Mark(l.key);
+    strings_.Mark(l.str);
+    strings_.Mark(l.num_unit);
+  }
+  const StringId endpoint = plan_.endpoint(labels);
+  if (endpoint != 0) {
+    strings_.Mark(p_.trace_endpoint_key());
+    strings_.Mark(endpoint);
+  }
+  // Sized once every string it writes has its output index: strings are
+  // numbered in order of first use, and a label set's come all at once.
+  size_t bytes = 0;
+  if (endpoint != 0) bytes += LabelSize(p_.trace_endpoint_key(), endpoint, 0, 0);
+  for (const Label& l : set) bytes += LabelSize(l.key, l.str, l.num, l.num_unit);
+  label_bytes_[labels] = bytes;
+}
+
+void Encoder::MarkAll() {
+  // Sample types first, so their strings open the string table.
+  const ProfileOptions& o = p_.options();
+  for (size_t i = 0; i < o.sample_types.size(); ++i) {
+    if (!o.enabled[i]) continue;
+    const auto [type, unit] = p_.sample_type_ids()[i];
+    strings_.Mark(type);
+    strings_.Mark(unit);
+    sample_types_.emplace_back(type, unit);
+  }
+  plan_.Mark([&](uint32_t labels) { MarkLabels(labels); },
+             [&](uint32_t mapping) { strings_.Mark(p_.mappings().Get(mapping).build_id); });
+  EncodeStacks();
+  if (plan_.any_timed()) strings_.Mark(p_.end_timestamp_key());
+  if (!o.period_type.type.empty()) {
+    strings_.Mark(p_.period_type_ids().first);
+    strings_.Mark(p_.period_type_ids().second);
+  }
+  strings_.Mark(p_.drop_frames_id());
+  strings_.Mark(p_.keep_frames_id());
+  for (StringId id : p_.comment_ids()) strings_.Mark(id);
+  strings_.Mark(p_.default_sample_type_id());
+}
+
+void Encoder::Count(EncodeStats* stats) const {
+  stats->samples_written = 0;
+  plan_.ForEachSample([&](uint32_t, uint32_t, const int64_t*, int64_t) {
+    ++stats->samples_written;
+  });
+  stats->locations_written = locations_.order().size();
+  stats->functions_written = functions_.order().size();
+  stats->mappings_written = mappings_.order().size();
+  stats->strings_written = strings_.order().size() + 1;
+  stats->stacks_used = plan_.marked_stacks().size();
+  stats->label_sets_used = plan_.label_sets_used();
+}
+
+uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                           StringId unit) const {
+  const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
+                         FieldSize(static_cast<uint64_t>(num)) +
+                         FieldSize(strings_[unit]);
+  dst = PutLenHeader(dst, field::kSampleLabel, payload);
+  dst = PutVarintField(dst, field::kLabelKey, strings_[key]);
+  dst = PutVarintField(dst, field::kLabelStr, strings_[str]);
+  dst = PutVarintField(dst, field::kLabelNum, static_cast<uint64_t>(num));
+  return PutVarintField(dst, field::kLabelNumUnit, strings_[unit]);
+}
+
+void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
+                             StringId type, StringId unit) const {
+  WriteLenHeader(out, field,
+                 FieldSize(strings_[type]) + FieldSize(strings_[unit]));
+  WriteVarintField(out, field::kValueTypeType, strings_[type]);
+  WriteVarintField(out, field::kValueTypeUnit, strings_[unit]);
+}
+
+void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
+                          uint32_t labels, const int64_t* recorded,
+                          int64_t timestamp_ns) const {
+  const int64_t* values = plan_.Upscaled(labels, recorded);
+  const size_t n = p_.stored_values();
+  size_t value_bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    value_bytes += VarintSize(static_cast<uint64_t>(values[i]));
+  }
+  const size_t loc_bytes = stack_bytes_[stack];
+  size_t size = LenFieldSize(value_bytes) + label_bytes_[labels];
+  if (loc_bytes != 0) size += LenFieldSize(loc_bytes);
+  if (timestamp_ns != 0) {
+    size += LabelSize(p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  }
+
+  const size_t total = LenFieldSize(size);
+
+  auto put = [&](uint8_t* dst) {
+    dst = PutLenHeader(dst, field::kProfileSample, size);
+    if (loc_bytes != 0) {
+      dst = PutLenHeader(dst, field::kSampleLocationId, loc_bytes);
+      std::memcpy(dst, stack_ids_.data() + stack_start_[stack], loc_bytes);
+      dst += loc_bytes;
+    }
+    dst = PutLenHeader(dst, field::kSampleValue, value_bytes);
+    for (size_t i = 0; i < n; ++i) {
+      dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
+    }
+    if (const StringId endpoint = plan_.endpoint(labels); endpoint != 0) {
+      dst = PutLabel(dst, p_.trace_endpoint_key(), endpoint, 0, 0);
+    }
+    for (const Label& l : p_.label_sets().Get(labels)) {
+      dst = PutLabel(dst, l.key, l.str, l.num, l.num_unit);
+    }
+    if (timestamp_ns != 0) dst = PutLabel(dst, p_.end_timestamp_key(), 0, timestamp_ns, 0);
+  };
+  // Straight into the stream's buffer, unless the sample straddles its end.
+  if (uint8_t* dst = out->GetDirectBufferForNBytesAndAdvance(static_cast<int>(total))) {
+    put(dst);
+    return;
+  }
+  sample_scratch_.resize(total);
+  put(sample_scratch_.data());
+  out->WriteRaw(sample_scratch_.data(), static_cast<int>(total));
+}
+
+void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {
+  const Mapping& m = p_.mappings().Get(id);
+  const uint8_t flags = plan_.mapping_flags(id);
+  const size_t size =
+      FieldSize(mappings_[id]) + FieldSize(m.memory_start) +
+      FieldSize(m.memory_limit) + FieldSize(m.file_offset) +
+      FieldSize(strings_[m.filename]) + FieldSize(strings_[m.build_id]) +
+      FieldSize(flags & EncodePlan::kHasFunctions) + FieldSize(flags & EncodePlan::kHasFilenames) +
+      FieldSize(flags & EncodePlan::kHasLines);
+  WriteLenHeader(out, field::kProfileMapping, size);
+  WriteVarintField(out, field::kMappingId, mappings_[id]);
+  WriteVarintField(out, field::kMappingMemoryStart, m.memory_start);
+  WriteVarintField(out, field::kMappingMemoryLimit, m.memory_limit);
+  WriteVarintField(out, field::kMappingFileOffset, m.file_offset);
+  WriteVarintField(out, field::kMappingFilename, strings_[m.filename]);
+  WriteVarintField(out, field::kMappingBuildId, strings_[m.build_id]);
+  WriteVarintField(out, field::kMappingHasFunctions, (flags & EncodePlan::kHasFunctions) ? 1 : 0);
+  WriteVarintField(out, field::kMappingHasFilenames, (flags & EncodePlan::kHasFilenames) ? 1 : 0);
+  WriteVarintField(out, field::kMappingHasLineNumbers, (flags & EncodePlan::kHasLines) ? 1 : 0);
+}
+
+void Encoder::WriteLocation(CodedOutputStream* out, uint32_t id) const {
+  const Location& loc = p_.locations().Get(id);
+  size_t line_bytes = 0;
+  if (loc.function != 0) {
+    line_bytes = FieldSize(functions_[loc.function]) +
+                 FieldSize(static_cast<uint64_t>(loc.line));
+  }
+  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[loc.mapping]) +
+                FieldSize(loc.address);
+  if (loc.function != 0) size += LenFieldSize(line_bytes);
+  WriteLenHeader(out, field::kProfileLocation, size);
+  WriteVarintField(out, field::kLocationId, locations_[id]);
+  WriteVarintField(out, field::kLocationMappingId, mappings_[loc.mapping]);
+  WriteVarintField(out, field::kLocationAddress, loc.address);
+  if (loc.function != 0) {
+    WriteLenHeader(out, field::kLocationLine, line_bytes);
+    WriteVarintField(out, field::kLineFunctionId, functions_[loc.function]);
+    WriteVarintField(out, field::kLineLine, static_cast<uint64_t>(loc.line));
+  }
+}
+
+void Encoder::WriteGroup(CodedOutputStream* out, uint32_t id) const {
+  const std::vector<uint32_t>& members = plan_.GroupMembers(id);
+  // The run shares its last frame's address and mapping; one Line per
+  // frame with a function, callee first.
+  const Location& caller = p_.locations().Get(members.back());
+  auto line_bytes = [&](const Location& loc) {
+    return FieldSize(functions_[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
+  };
+  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[caller.mapping]) +
+                FieldSize(caller.address);
+  for (uint32_t member : members) {
+    const Location& loc = p_.locations().Get(member);
+    if (loc.function != 0) size += LenFieldSize(line_bytes(loc));
+  }
+  WriteLenHeader(out, field::kProfileLocation, size);
+  WriteVarintField(out, field::kLocationId, locations_[id]);
+  WriteVarintField(out, field::kLocationMappingId, mappings_[caller.mapping]);
+  WriteVarintField(out, field::kLocationAddress, caller.address);
+  for (uint32_t member : members) {
+    const Location& loc = p_.locations().Get(member);
+    if (loc.function == 0) continue;
+    WriteLenHeader(out, field::kLocationLine, line_bytes(loc));
+    WriteVarintField(out, field::kLineFunctionId, functions_[loc.function]);
+    WriteVarintField(out, field::kLineLine, static_cast<uint64_t>(loc.line));
+  }
+}
+
+void Encoder::WriteFunction(CodedOutputStream* out, uint32_t id) const {
+  const Function& fn = p_.functions().Get(id);
+  const size_t size = FieldSize(functions_[id]) + FieldSize(strings_[fn.name]) +
+                      FieldSize(strings_[fn.system_name]) +
+                      FieldSize(strings_[fn.filename]) +
+                      FieldSize(static_cast<uint64_t>(fn.start_line));
+  WriteLenHeader(out, field::kProfileFunction, size);
+  WriteVarintField(out, field::kFunctionId, functions_[id]);
+  WriteVarintField(out, field::kFunctionName, strings_[fn.name]);
+  WriteVarintField(out, field::kFunctionSystemName, strings_[fn.system_name]);
+  WriteVarintField(out, field::kFunctionFilename, strings_[fn.filename]);
+  WriteVarintField(out, field::kFunctionStartLine,
+                   static_cast<uint64_t>(fn.start_line));
+}
+
+void Encoder::Write(CodedOutputStream* out) const {
+  for (const auto& [type, unit] : sample_types_) {
+    WriteValueType(out, field::kProfileSampleType, type, unit);
+  }
+  plan_.ForEachSample([&](uint32_t stack, uint32_t labels, const int64_t* values, int64_t ts) {
+    WriteSample(out, stack, labels, values, ts);
+  });
+  for (uint32_t id : mappings_.order()) WriteMapping(out, id);
+  for (uint32_t id : locations_.order()) {
+    if (!plan_.IsGroup(id)) {
+      WriteLocation(out, id);
+    } else {
+      WriteGroup(out, id);
+    }
+  }
+  for (uint32_t id : functions_.order()) WriteFunction(out, id);
+  // string_table[0] = "" (an empty length-delimited entry), then the rest in
+  // output-index order.
+  WriteLenHeader(out, field::kProfileStringTable, 0);
+  for (uint32_t id : strings_.order()) {
+    wire::WriteBytesField(out, field::kProfileStringTable, p_.strings().Get(id));
+  }
+  WriteVarintField(out, field::kProfileDropFrames, strings_[p_.drop_frames_id()]);
+  WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.keep_frames_id()]);
+  WriteVarintField(out, field::kProfileTimeNanos,
+                   static_cast<uint64_t>(p_.start_ns()));
+  WriteVarintField(out, field::kProfileDurationNanos,
+                   static_cast<uint64_t>(end_ns_ - p_.start_ns()));
+  const auto [ptype, punit] = p_.period_type_ids();
+  if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
+  WriteVarintField(out, field::kProfilePeriod,
+                   static_cast<uint64_t>(p_.options().period));
+  // repeated int64, packed as proto3 writes it.
+  if (!p_.comment_ids().empty()) {
+    size_t bytes = 0;
+    for (StringId id : p_.comment_ids()) bytes += VarintSize(strings_[id]);
+    WriteLenHeader(out, field::kProfileComment, bytes);
+    for (StringId id : p_.comment_ids()) out->WriteVarint64(strings_[id]);
+  }
+  WriteVarintField(out, field::kProfileDefaultSampleType,
+                   strings_[p_.default_sample_type_id()]);
+}
+
+}  // namespace
+
+Status EncodePprof(const Profile& profile, const SerializeOptions& options,
+                   int64_t end_ns, TableString* out, EncodeStats* stats,
+                   const SampleSelection* selection) {
+  Encoder encoder(profile, end_ns, selection);
+  encoder.MarkAll();
+  uint64_t uncompressed_bytes = 0;
+  const Status status = WriteCompressed(
+      options, out, [&](CodedOutputStream* coded) { encoder.Write(coded); }, &uncompressed_bytes);
+  encoder.Count(stats);
+  stats->uncompressed_bytes = uncompressed_bytes;
+  return status;
+}
+
+}  // namespace stackrec

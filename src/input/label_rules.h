@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The rules every label set follows, whether it comes with a sample or is
+// interned on its own.
+#ifndef STACKREC_SRC_INPUT_LABEL_RULES_H_
+#define STACKREC_SRC_INPUT_LABEL_RULES_H_
+
+#include "absl/types/span.h"
+#include "base/status.h"
+#include "input/sample_view.h"
+
+namespace stackrec {
+
+// The rules every label set follows, errors naming "<array>[i]": a
+// non-empty key, not repeated; a string or a number (with its unit), not
+// both. UTF-8 is checked where strings are interned.
+Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array);
+// The UTF-8 of every label's key, str and num_unit, errors naming
+// "<array>[i].<field>", for callers that check before they intern.
+Status ValidateLabelStrings(absl::Span<const LabelView> labels, const char* array);
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_INPUT_LABEL_RULES_H_

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The C++ shape of a sample as a caller hands it in: borrowed views, valid
+// for one call. c_sample.h and c_convert.h convert stackrec.h's structs into these.
+#ifndef STACKREC_SRC_INPUT_SAMPLE_VIEW_H_
+#define STACKREC_SRC_INPUT_SAMPLE_VIEW_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace stackrec {
+
+struct MappingView {
+  uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
+  absl::string_view filename, build_id;
+};
+struct FunctionView {
+  absl::string_view name, system_name, filename;
+  int64_t start_line = 0;
+};
+struct LocationView {
+  MappingView mapping;
+  FunctionView function;
+  uint64_t address = 0;
+  int64_t line = 0;
+  // Inlined into the next frame, which has the same address and mapping.
+  bool inlined = false;
+};
+struct LabelView {
+  absl::string_view key, str;
+  int64_t num = 0;
+  absl::string_view num_unit;
+};
+struct SampleView {
+  absl::Span<const LocationView> locations;
+  absl::Span<const int64_t> values;
+  absl::Span<const LabelView> labels;
+  int64_t timestamp_ns = 0;
+};
+
+// A sample by pre-interned ids (dictionary.h): a stack id, or, when it is
+// 0, a sequence of location ids.
+struct IdSampleView {
+  uint32_t stack_id = 0;
+  absl::Span<const uint32_t> location_ids;
+  absl::Span<const int64_t> values;
+  absl::Span<const LabelView> labels;
+  int64_t timestamp_ns = 0;
+  uint32_t labels_id = 0;  // 0: `labels`
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_INPUT_SAMPLE_VIEW_H_

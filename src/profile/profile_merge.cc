@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// Profile::MergeFrom: another profile's samples added here by content, as
+// a recorder's serializer gathers the lanes of a slot into one profile.
+#include <utility>
+#include <vector>
+
+#include "profile/profile.h"
+
+namespace stackrec {
+
+void Profile::MergeFrom(const Profile& from) {
+  TablesChanged();
+  // Everything that can throw comes before the first change to a sample:
+  // the endpoints are merged into a copy, and the keys are added under an
+  // undo. Strings and keys interned before a throw stay unreferenced.
+  Endpoints endpoints = endpoints_;
+  for (const auto& [span, name] : from.endpoints_.by_span()) {
+    StringId id;
+    (void)tables_.mutable_strings().Intern(from.strings().Get(name), &id);  // valid there
+    endpoints.Set(span, id);
+  }
+  for (const auto& [name, count] : from.endpoints_.counts()) {
+    StringId id;
+    (void)tables_.mutable_strings().Intern(from.strings().Get(name), &id);
+    endpoints.AddCount(id, count);
+  }
+
+  // A stack or label set of `from` is interned here once, however many of
+  // its keys name it.
+  constexpr uint32_t kUnknown = ~uint32_t{0};
+  std::vector<uint32_t> stack_ids(from.stacks().size(), kUnknown);
+  std::vector<uint32_t> label_ids(from.label_sets().size(), kUnknown);
+  auto import = [&](uint32_t stack, uint32_t labels) {
+    if (stack_ids[stack] == kUnknown || label_ids[labels] == kUnknown) {
+      ImportKey(from, stack, labels, &stack_ids[stack], &label_ids[labels]);
+    }
+    return SampleKey{stack_ids[stack], label_ids[labels]};
+  };
+  KeyUndo undo;
+  undo.key_count = aggregate_.key_count();
+  const size_t timed_before = aggregate_.timed_count();
+  try {
+    for (size_t i = 0; i < from.key_count(); ++i) {
+      const SampleKey key = import(from.key_stack(i), from.key_labels(i));
+      aggregate_.Add(key, tables_.KeyTag(key), from.key_values(i), &undo);
+    }
+    for (size_t i = 0; i < from.timed_count(); ++i) {
+      const SampleKey key = import(from.timed_stack(i), from.timed_labels(i));
+      aggregate_.AddTimed(key, from.timed_timestamp(i), from.timed_values(i));
+    }
+  } catch (...) {
+    aggregate_.DropTimedFrom(timed_before);
+    Undo(undo);
+    throw;
+  }
+  endpoints_ = std::move(endpoints);
+  samples_added_ += from.samples_added_;
+  samples_truncated_ += from.samples_truncated_;
+  samples_over_memory_ += from.samples_over_memory_;
+}
+
+}  // namespace stackrec

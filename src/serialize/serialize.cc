@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+#include "serialize/serialize.h"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "base/clock.h"
+#include "encode/otlp/otlp_encoder.h"
+#include "encode/pprof/pprof_encoder.h"
+#include "tables/aggregate.h"
+
+namespace stackrec {
+
+Status Encode(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
+              TableString* out, EncodeStats* stats, const SampleSelection* selection) {
+  return options.format == Format::kOtlp
+             ? EncodeOtlp(profile, options, end_ns, out, stats, selection)
+             : EncodePprof(profile, options, end_ns, out, stats, selection);
+}
+
+Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int64_t end_ns,
+                         TableString* out, EncodeStats* stats) {
+  const size_t limit = profile.options().max_output_bytes;
+  *stats = EncodeStats();
+  const size_t start = out->size();
+  STACKREC_RETURN_IF_ERROR(Encode(profile, options, end_ns, out, stats));
+  size_t size = out->size() - start;
+  if (size <= limit) return OkStatus();
+
+  // Heaviest first, so that what is kept is what matters most.
+  const size_t n = profile.key_count();
+  const size_t values = profile.stored_values();
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  auto weight = [&](uint32_t i) {
+    const int64_t v = profile.key_values(i)[0];
+    return v == INT64_MIN ? INT64_MAX : (v < 0 ? -v : v);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return weight(a) > weight(b); });
+
+  SampleSelection selection;
+  selection.timed = false;
+  selection.extra_stack = profile.InternPseudoStack(kOutputLimitFrame);
+  size_t keep = n;
+  for (;;) {
+    // Aim below the limit by the measured ratio; sizes are not linear in
+    // the sample count, so shrink further until it fits.
+    keep = std::min(keep - (keep == 0 ? 0 : 1),
+                    static_cast<size_t>(static_cast<double>(keep) * 0.9 *
+                                        static_cast<double>(limit) / static_cast<double>(size)));
+    selection.keys.assign(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep));
+    selection.extra_values.assign(values, 0);
+    auto add = [&](const int64_t* v) {
+      for (size_t k = 0; k < values; ++k) {
+        selection.extra_values[k] = SaturatingAdd(selection.extra_values[k], v[k]);
+      }
+    };
+    for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
+    for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
+    out->resize(start);
+    STACKREC_RETURN_IF_ERROR(Encode(profile, options, end_ns, out, stats, &selection));
+    size = out->size() - start;
+    if (size <= limit) {
+      stats->samples_left_out = (n - keep) + profile.timed_count();
+      return OkStatus();
+    }
+    if (keep == 0) break;
+  }
+  out->resize(start);
+  return Error(Code::kLimitExceeded,
+               "opts.max_output_bytes is %zu, less than the %zu bytes of a "
+               "profile holding only the \"[stackrec: output limit]\" sample",
+               limit, size);
+}
+
+Status SerializeProfile(Profile& profile, const SerializeOptions& options,
+                        int64_t end_ns, TableString* out, SerializationStats* stats,
+                        OutputSizes* sizes) {
+  if (sizes != nullptr) {
+    out->reserve(std::min(sizes->Expected(options.compression, options.format),
+                          profile.options().max_output_bytes));
+  }
+  *stats = SerializationStats();
+  stats->samples_added = profile.samples_added();
+  stats->samples_truncated = profile.samples_truncated();
+  stats->samples_over_memory = profile.samples_over_memory();
+  const int64_t start = MonotonicNanos();
+  const Status status = EncodeWithinLimit(profile, options, end_ns, out, &stats->encoded);
+  stats->encode_ns = MonotonicNanos() - start;
+  if (sizes != nullptr && status.ok()) {
+    sizes->Record(options.compression, out->size(), options.format);
+  }
+  return status;
+}
+
+}  // namespace stackrec
