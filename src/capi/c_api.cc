@@ -20,7 +20,7 @@
 #include "capi/c_convert.h"
 #include "capi/c_handles.h"
 #include "capi/c_sample.h"
-#include "encode/compression.h"
+#include "input/serialize_options.h"
 #include "input/upscaling.h"
 #include "live_heap/live_heap.h"
 #include "profile/dictionary.h"

@@ -17,34 +17,9 @@
 #include "base/table_memory.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
-#include "input/otlp_options.h"
+#include "input/serialize_options.h"
 
 namespace stackrec {
-
-enum class Compression : int { kGzip = 0, kNone = 1, kZstd = 2 };
-// What is written into the compressor: pprof (pprof_encoder.h) or an OTLP
-// profiles request (otlp_encoder.h).
-enum class Format : int { kPprof = 0, kOtlp = 1 };
-
-struct SerializeOptions {
-  Compression compression = Compression::kGzip;
-  int level = 0;  // 0: the compression's default
-  Format format = Format::kPprof;
-  OtlpOptions otlp = {};  // read by the OTLP encoder only
-};
-
-// The defaults behind level 0. gzip's is zlib's fastest level, as Go's
-// runtime writes pprof: profiles are mostly small varints, which the fast
-// levels already shrink well, and the slower ones cost several times more.
-// zstd's level 1 likewise: on the samples grouped by stack (see the
-// encoder) it compresses typical profiles within 20% of level 3, in about
-// half the time.
-inline constexpr int kDefaultGzipLevel = 1;
-inline constexpr int kDefaultZstdLevel = 1;
-
-// Fails naming the field: "opts.compression", "opts.level", "opts.format",
-// or one of the OTLP options (ValidateOtlpOptions).
-Status ValidateSerializeOptions(const SerializeOptions& options);
 
 class Codec;
 

@@ -4,7 +4,6 @@
 
 #include "base/utf8.h"
 #include "input/label_rules.h"
-#include "tables/records.h"
 
 namespace stackrec {
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
@@ -51,6 +52,9 @@ struct IdSampleView {
   int64_t timestamp_ns = 0;
   uint32_t labels_id = 0;  // 0: `labels`
 };
+
+// Frame i of a sample's frames as a view.
+using FrameAt = absl::FunctionRef<LocationView(size_t)>;
 
 }  // namespace stackrec
 

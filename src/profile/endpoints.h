@@ -12,8 +12,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "base/memory_bytes.h"
+#include "base/saturating.h"
 #include "base/table_growth.h"
-#include "tables/aggregate.h"
 #include "tables/string_table.h"
 
 namespace stackrec {

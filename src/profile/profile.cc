@@ -4,11 +4,13 @@
 // Profile's lifetime (creation, reset, carry-over), the memory cap, the
 // calls outside the sampler's add (keys by content for live-heap
 // tracking, endpoints), and what each part adds to the memory counted.
+#include "profile/profile.h"
+
 #include <algorithm>
 #include <utility>
 
+#include "input/label_rules.h"
 #include "input/sample_checks.h"
-#include "profile/profile.h"
 
 namespace stackrec {
 

@@ -28,6 +28,7 @@
 #include "absl/types/span.h"
 #include "base/status.h"
 #include "hash/fingerprint.h"
+#include "hash/hashed_frames.h"
 #include "input/profile_options.h"
 #include "input/sample_view.h"
 #include "input/upscaling.h"
@@ -39,25 +40,6 @@
 #include "tables/sample_tables.h"
 
 namespace stackrec {
-
-// A sample's frames given by their count, fingerprint and hashes (what
-// FingerprintFrames gives for their views), and converted into views only
-// as the profile asks: one that already holds the stack needs no more, and
-// one that does not interns it with the hashes given (see Profile::Add),
-// converting only the frames it does not know, one at a time (`frame`).
-// Every string of every frame was checked by the pass that hashed them.
-struct HashedFrames {
-  Fingerprint fingerprint;
-  const uint64_t* frame_hashes;  // `count` of them
-  size_t count;
-  // All of the frames as views (errors name the frame's field).
-  absl::FunctionRef<Status(absl::Span<const LocationView>*)> load;
-  // Frame i (< count) as a view.
-  FrameAt frame;
-  // Whether some frame is marked inlined: its stack is then loaded whole,
-  // for CheckInlining to compare each such frame with the next.
-  absl::FunctionRef<bool()> any_inlined;
-};
 
 class Dictionary;
 

@@ -20,7 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "base/spin_lock.h"
 #include "base/status.h"
-#include "encode/compression.h"
+#include "input/serialize_options.h"
 #include "live_heap/live_heap.h"
 #include "profile/dictionary.h"
 #include "profile/profile.h"

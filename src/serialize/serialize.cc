@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/saturating.h"
 #include "encode/otlp/otlp_encoder.h"
 #include "encode/pprof/pprof_encoder.h"
-#include "tables/aggregate.h"
 
 namespace stackrec {
 

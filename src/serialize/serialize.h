@@ -15,8 +15,8 @@
 
 #include "base/status.h"
 #include "base/table_memory.h"
-#include "encode/compression.h"
 #include "encode/encode_plan.h"
+#include "input/serialize_options.h"
 #include "profile/profile.h"
 
 namespace stackrec {

@@ -13,27 +13,16 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "base/saturating.h"
 #include "tables/key_index.h"
 #include "tables/records.h"
 #include "tables/row_store.h"
 
 namespace stackrec {
-
-// a + b, clamped to the int64 range instead of wrapping: how sample values
-// are summed everywhere.
-inline int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max()
-                 : std::numeric_limits<int64_t>::min();
-  }
-  return sum;
-}
 
 // What Aggregate::Add with an undo changed, so that Undo can take it back.
 struct KeyUndo {

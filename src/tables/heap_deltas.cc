@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "base/memory_bytes.h"
+#include "base/saturating.h"
 #include "base/table_growth.h"
-#include "tables/aggregate.h"
 #include "tables/intern_tables.h"
 
 namespace stackrec {

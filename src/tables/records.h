@@ -96,11 +96,6 @@ struct SampleKey {
   }
 };
 
-// Well-known label keys (pprof and the profilers that read it agree on them).
-inline constexpr absl::string_view kEndTimestampKey = "end_timestamp_ns";
-inline constexpr absl::string_view kLocalRootSpanIdKey = "local root span id";
-inline constexpr absl::string_view kTraceEndpointKey = "trace endpoint";
-
 }  // namespace stackrec
 
 #endif  // STACKREC_SRC_TABLES_RECORDS_H_

@@ -32,9 +32,6 @@
 
 namespace stackrec {
 
-// Frame i of a sample's frames as a view.
-using FrameAt = absl::FunctionRef<LocationView(size_t)>;
-
 // The caches' keys are hashes already (fingerprint.h: AES rounds or
 // wyhash folds, every bit mixed), so their maps take the key's low word
 // as it is instead of mixing it once more with absl::Hash, a multiply on
