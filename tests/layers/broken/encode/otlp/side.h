@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// A fixture of the layer check (tests/layers/check_layers.cmake), never
+// compiled: one format including the other, beside it on the same floor.
+#include "encode/pprof/side.h"
