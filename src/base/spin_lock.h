@@ -28,8 +28,8 @@ class ABSL_LOCKABLE SpinLock {
   }
 
   // The taking exchange is seq_cst, not just acquire, so that a recorder
-  // can order it against its flips (recorder.cc, invariant 1). On x86 both
-  // are the same xchg.
+  // can order it against its flips (recorder/slots.h, invariant 1). On x86
+  // both are the same xchg.
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
     LockUnless([] { return false; });
   }

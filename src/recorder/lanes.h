@@ -7,7 +7,7 @@
 // added only when every existing lane is held at once, so a recorder has
 // about as many lanes as samplers that ever recorded at the same instant.
 // The serializer merges a slot's lanes into one profile (Profile::MergeFrom)
-// when it encodes the slot. The protocol is at the top of recorder.cc.
+// when it encodes the slot. The protocol is in slots.h.
 #ifndef STACKREC_SRC_RECORDER_LANES_H_
 #define STACKREC_SRC_RECORDER_LANES_H_
 
@@ -52,7 +52,7 @@ class Lanes {
   // count() for the serializer after its seq_cst flip: Add moves the count
   // with seq_cst too, so either this sees a lane added by a sampler that
   // then re-checks the flip, or that sampler's re-check sees the flip
-  // (recorder.cc, invariant 1). An acquire load could miss the lane while
+  // (slots.h, invariant 1). An acquire load could miss the lane while
   // the sampler misses the flip.
   uint32_t count_seq_cst() const { return count_.load(std::memory_order_seq_cst); }
 

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Recorder: two Profiles ("slots") that sampler threads record into while a
-// serializer thread periodically takes a finished profile. The protocol and
-// its invariants are described at the top of recorder.cc.
+// Recorder: two slots of profiles that sampler threads record into while a
+// serializer thread periodically takes a finished profile. The two-slot
+// protocol is in slots.h; what the recorder adds to it (dictionary,
+// endpoints, live-heap tracking) is described at the top of recorder.cc.
 #ifndef STACKREC_SRC_RECORDER_RECORDER_H_
 #define STACKREC_SRC_RECORDER_RECORDER_H_
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "profile/dictionary.h"
 #include "profile/profile.h"
 #include "recorder/lanes.h"
+#include "recorder/slots.h"
 #include "serialize/serialize.h"
 
 namespace stackrec {
@@ -113,9 +113,9 @@ class Recorder {
   // Bytes held by the two slots' profiles (as counted against
   // max_memory_bytes). For tests; only while no other call runs.
   size_t SlotMemoryBytes() const;
-  // Lanes of both slots (sampler_lanes.h): for tests and benchmarks.
+  // Lanes of both sample slots (lanes.h): for tests and benchmarks.
   uint32_t LaneCount() const {
-    return slots_[0].lanes.count() + slots_[1].lanes.count();
+    return samples_.lanes(0).count() + samples_.lanes(1).count();
   }
   // Test-only: `hook` runs inside every record and track while its lane is
   // held, after its sample or delta is added (null: none). A test stops a sampler
@@ -130,14 +130,13 @@ class Recorder {
   }
 
  private:
-  struct Slot {
+  using Deadline = HeldLanes::Deadline;
+
+  // What the recorder keeps for each sample slot beside its lanes.
+  struct SlotState {
     // The lanes' memory, which max_memory_bytes bounds (Profile::
-    // ShareMemoryCap). Declared first: the lanes' profiles withdraw from
-    // it when they are destroyed.
+    // ShareMemoryCap).
     std::atomic<size_t> memory_bytes{0};
-    // The profiles samplers record into (sampler_lanes.h). Lane 0 exists
-    // from the start.
-    Lanes lanes;
     // Serializer only: where this slot's interval starts, and whether it
     // still holds samples of a serialization that failed (which keep their
     // start).
@@ -148,22 +147,9 @@ class Recorder {
     std::vector<uint32_t> skipped;
   };
 
-  // The sampler's entry protocol (recorder.cc): runs write(lane, index)
-  // holding a lane of the active slot, re-checked active under the lane's
-  // lock (invariant 1); a write that returns no status leaves the lane and
-  // enters the then active slot again. EnterHeapLane does the same with
-  // the lanes of the active heap slot.
-  template <typename F>
-  Status EnterLane(F&& write);
-  template <typename F>
-  Status EnterHeapLane(F&& write);
-  // A lane of slot `s` for this thread: a free one, or a new one if every
-  // lane is held. Null if the slot stopped being active meanwhile, or if
-  // it has kMaxLanes lanes, all held. Returned locked.
-  Lane* TakeLane(uint32_t s);
-  // A lane for `slot`, not yet added to it: a fresh profile that shares
-  // the slot's memory cap, as every lane of a slot must.
-  std::unique_ptr<Lane> NewLane(Slot& slot, int64_t start_ns);
+  // A lane for sample slot `s`, not yet added to it: a fresh profile that
+  // shares the slot's memory cap, as every lane of a slot must.
+  std::unique_ptr<Lane> NewLane(uint32_t s, int64_t start_ns);
   // A lane for a heap slot: a profile of heap deltas, outside any cap.
   std::unique_ptr<Lane> NewHeapLane(int64_t start_ns);
   // Profile::ImportInterned into a lane of the active slot.
@@ -171,12 +157,33 @@ class Recorder {
   // Record's bookkeeping around add(profile of the lane it entered).
   template <typename F>
   Status RecordWith(F&& add);
-  // The serializer's part after its flip: takes the old slot's lanes, and
-  // those of the new active slot that it skipped last time if they are
-  // free now, merges them, and returns the profile to encode (`lanes_held`
-  // are the lanes it took, to unlock when done).
-  Profile* GatherLanes(Slot* old, Slot* active, std::chrono::steady_clock::time_point deadline,
-                       std::vector<Lane*>* lanes_held, std::unique_ptr<Profile>* spare);
+
+  // Serialize's phases, in the order it runs them (recorder.cc).
+  // The flip: the other slot becomes active from the instant returned.
+  int64_t FlipSlots(int64_t (*clock)());
+  // The heap slots flip with the slots, unless those of an earlier flip are
+  // still held by a tracker (invariant 3: they are absorbed in order).
+  void FlipHeapSlots(Deadline deadline, int64_t flip_ns);
+  // Absorbs the lanes of the heap slot not active into the live totals if
+  // it can take them all before `deadline`; false if not (then none).
+  bool AbsorbHeapLanes(Deadline deadline, int64_t now_ns);
+  // Takes the old slot's lanes, and those of the active slot that it
+  // skipped last time if they are free now, merges them, and returns the
+  // profile to encode, whose lane is (*held)[0] if any.
+  Profile* GatherLanes(uint32_t old, Deadline deadline, HeldLanes* held,
+                       std::unique_ptr<Profile>* spare);
+  // The upscaling rules, and the endpoints carried over from the slot
+  // serialized last; returns the profile's own endpoints, to carry next.
+  absl::flat_hash_map<uint64_t, std::string> AddRulesAndEndpoints(Profile* profile);
+  // The objects tracked as of the last heap slot absorbed join the samples,
+  // undoably (*undo).
+  void AddLiveTotals(Profile* profile, KeyUndo* undo);
+  // The serialization's figures, moved into the recorder's stats.
+  void CountSerialization(bool ok, const Profile& profile, Lane* target,
+                          const SerializationStats& stats);
+  // After a successful encoding: the slot keeps its tables for the next
+  // interval, or only what its samples used.
+  void Recycle(Profile* profile, Lane* target, const EncodeStats& used, int64_t flip_ns);
 
   const ProfileOptions options_;
   // Pre-interned ids: samplers only, under dict_lock_. The generation is
@@ -184,8 +191,11 @@ class Recorder {
   SpinLock dict_lock_;
   std::unique_ptr<Dictionary> dict_ ABSL_PT_GUARDED_BY(dict_lock_);
   std::atomic<uint32_t> dict_generation_{0};
-  Slot slots_[2];
-  std::atomic<uint32_t> active_{0};
+  // Declared before the slots: the lanes' profiles withdraw from their
+  // slot's memory_bytes when they are destroyed.
+  SlotState slot_state_[2];
+  // The sample slots (slots.h), which samplers record into.
+  Slots samples_;
   std::atomic<bool> serializing_{false};
 
   // Serializer-only state (guarded by serializing_).
@@ -199,18 +209,11 @@ class Recorder {
 
   // Track and Untrack's heap deltas (recorder.cc, invariant 3): two heap
   // slots of lanes that only trackers and the serializer take, flipped by
-  // the serializer apart from the slots. heap_active_ names the one
-  // trackers write to; heap_pending_ (serializer only) says that the other
-  // holds deltas not yet absorbed into the totals.
-  Lanes heap_lanes_[2];
-  std::atomic<uint32_t> heap_active_{0};
+  // the serializer apart from the sample slots. heap_pending_ (serializer
+  // only) says that the one not active holds deltas not yet absorbed into
+  // the totals.
+  Slots heap_;
   bool heap_pending_ = false;
-  // Serializer only: absorbs the lanes of the heap slot not active into
-  // the live totals if it can take them all before `deadline`; false if
-  // not (then none).
-  bool AbsorbHeapLanes(std::chrono::steady_clock::time_point deadline, int64_t now_ns);
-  // A lane of heap slot `h`, as TakeLane.
-  Lane* TakeHeapLane(uint32_t h);
 
   // Live-heap tracking, samplers' side (null when tracking is off): its
   // locks are taken after a heap lane's, never before, and never by the

@@ -3,8 +3,9 @@
 //
 // The recorder's dictionary: interning under its lock, which only samplers
 // and interning threads take, and forgetting the ids (a new generation).
+#include <optional>
+
 #include "recorder/recorder.h"
-#include "recorder/recorder_enter.h"
 
 namespace stackrec {
 
@@ -44,7 +45,7 @@ Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) 
 
 void Recorder::ImportIntoActiveSlot(Profile::Interned what, uint32_t id) {
   // As a record_ids that names `id`: a lane's lock, then the dictionary's.
-  const Status entered = EnterLane([&](Lane& lane, uint32_t) -> std::optional<Status> {
+  const Status entered = samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
     SpinLockHolder hold(&dict_lock_);
     lane.profile->ImportInterned(*dict_, what, id);
     return OkStatus();

@@ -6,10 +6,10 @@
 // lane of the active heap slot and its shard's lock, and committed only
 // into a heap slot that is still active (invariant 3 of recorder.cc).
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "recorder/recorder.h"
-#include "recorder/recorder_enter.h"
 
 namespace stackrec {
 
@@ -47,12 +47,11 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
   Status status = tracked_->Prepare(sample, &prepared, &truncated);
   if (!status.ok()) return status;
   try {
-    status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
+    status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
       // Invariant 3: commit only into a heap lane that is still active.
       std::optional<Status> committed =
-          tracked_->Commit(object_id, &prepared, lane.profile.get(), [&] {
-            return heap_active_.load(std::memory_order_acquire) == index;
-          });
+          tracked_->Commit(object_id, &prepared, lane.profile.get(),
+                           [&] { return heap_.IsActive(index); });
       if (committed && committed->ok() && truncated) {
         lane.truncated.store(lane.truncated.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
@@ -82,10 +81,9 @@ void Recorder::Untrack(uint64_t object_id) {
   // The common case (a free of an object never sampled) ends here,
   // without entering a heap lane.
   if (!tracked_->Contains(object_id)) return;
-  const Status status = EnterHeapLane([&](Lane& lane, uint32_t index) -> std::optional<Status> {
-    return tracked_->Untrack(object_id, lane.profile.get(), [&] {
-      return heap_active_.load(std::memory_order_acquire) == index;
-    });
+  const Status status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
+    return tracked_->Untrack(object_id, lane.profile.get(),
+                             [&] { return heap_.IsActive(index); });
   });
   (void)status;
 }

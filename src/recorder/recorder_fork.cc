@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// The recorder in a fork() child: empty and usable again, whatever the
+// parent's threads were doing at the fork. What a parent thread may have
+// been changing is abandoned, never touched; the rest is reset in place.
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "recorder/recorder.h"
+
+namespace stackrec {
+namespace {
+
+// Hands *owner's object to a list of objects a fork() child must neither
+// use nor free: a thread of the parent may have been in the middle of
+// changing them. Reachable from the list, so leak checkers do not report
+// them.
+template <typename T>
+void Abandon(std::unique_ptr<T>* owner) {
+  static auto* abandoned = new std::vector<const void*>();
+  abandoned->push_back(owner->release());
+}
+
+}  // namespace
+
+void Recorder::ResetAfterFork(int64_t now_ns) {
+  // Only this thread exists in the child. A slot that a parent thread was
+  // writing, encoding or resetting at the fork may be half-changed: abandon
+  // its profile rather than touch it.
+  const bool serializer_was_busy = serializing_.load(std::memory_order_relaxed);
+  const uint32_t active = samples_.active();
+  const size_t heap_width = live_heap_options_.types.size();
+  // `cap` is the memory cap of the lane's slot, which a profile made anew
+  // shares; null for a heap lane, which shares none.
+  auto reset = [&](Lane* lane, bool dirty, size_t width, std::atomic<size_t>* cap) {
+    if (lane->profile == nullptr) return;  // a heap lane without tracking
+    if (dirty || lane->lock.IsLocked(std::memory_order_relaxed)) {
+      Abandon(&lane->profile);
+      lane->profile = std::make_unique<Profile>(options_, now_ns, width);
+      if (cap != nullptr) lane->profile->ShareMemoryCap(cap);
+    } else {
+      lane->profile->Reset(now_ns);
+    }
+    lane->lock.ForceUnlockAfterFork();
+    lane->samples.store(0, std::memory_order_relaxed);
+    lane->truncated.store(0, std::memory_order_relaxed);
+    lane->over_memory.store(0, std::memory_order_relaxed);
+    lane->last_sampler = nullptr;
+  };
+  for (uint32_t i = 0; i < 2; ++i) {
+    SlotState& state = slot_state_[i];
+    Lanes& lanes = samples_.lanes(i);
+    const bool serializers = serializer_was_busy && i != active;
+    for (uint32_t l = 0; l < lanes.count(); ++l) {
+      reset(lanes.at(l), serializers, 0, &state.memory_bytes);
+    }
+    state.start_ns = now_ns;
+    state.kept_failed = false;
+    state.skipped.clear();
+    // An abandoned profile never withdraws what it published: count again.
+    state.memory_bytes.store(0, std::memory_order_relaxed);
+    for (uint32_t l = 0; l < lanes.count(); ++l) lanes.at(l)->profile->RepublishMemory();
+  }
+  // A heap lane a tracker or the serializer was in is abandoned.
+  for (uint32_t h = 0; h < 2; ++h) {
+    Lanes& lanes = heap_.lanes(h);
+    for (uint32_t l = 0; l < lanes.count(); ++l) {
+      reset(lanes.at(l), serializer_was_busy, heap_width, nullptr);
+    }
+  }
+  heap_.ResetAfterFork();
+  heap_pending_ = false;
+  samples_.ResetAfterFork();
+  carried_endpoints_.clear();
+  // The rules are configuration: the child keeps them.
+  upscaling_lock_.ForceUnlockAfterFork();
+  // The dictionary is kept (ids stay valid) unless a parent sampler was
+  // interning at the fork: then it is abandoned, and a new one hands out
+  // ids of the next generation, so the old ones are refused as stale.
+  if (dict_lock_.IsLocked(std::memory_order_relaxed)) {
+    Abandon(&dict_);
+    const uint32_t next = dict_generation_.load(std::memory_order_relaxed) + 1;
+    dict_ = std::make_unique<Dictionary>(options_.max_frames, next);
+    dict_generation_.store(dict_->generation(), std::memory_order_relaxed);
+  }
+  dict_lock_.ForceUnlockAfterFork();
+  // Every tracked object is forgotten: the child's heap is the parent's,
+  // but its frees are its own business from here on. Tables a parent
+  // tracker was changing (a shard's or a stripe's lock held) or totals a
+  // parent serializer was changing are abandoned like slots.
+  if (tracked_ != nullptr) {
+    if (tracked_->AnyLockHeld()) Abandon(&tracked_);
+    tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
+    if (serializer_was_busy) Abandon(&live_totals_);
+    live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
+  }
+  objects_not_tracked_.store(0, std::memory_order_relaxed);
+  stats_lock_.ForceUnlockAfterFork();
+  {
+    SpinLockHolder hold(&stats_lock_);
+    stats_ = RecorderStats();
+  }
+  records_rejected_.store(0, std::memory_order_relaxed);
+  serializing_.store(false, std::memory_order_release);
+}
+
+}  // namespace stackrec
