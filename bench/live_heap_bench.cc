@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "live_heap/live_heap.h"
+#include "input/live_heap_options.h"
 #include "recorder/recorder.h"
 #include "stackrec/stackrec.h"
 #include "stackrec_str.h"

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "catch2/catch.hpp"
-#include "live_heap/live_heap.h"
+#include "input/live_heap_options.h"
 #include "pprof_decode.h"
 #include "recorder/recorder.h"
 

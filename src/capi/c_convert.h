@@ -12,11 +12,11 @@
 #include <cstddef>
 
 #include "base/status.h"
+#include "input/live_heap_options.h"
 #include "input/profile_options.h"
 #include "input/sample_view.h"
 #include "input/serialize_options.h"
 #include "input/upscaling.h"
-#include "live_heap/live_heap.h"
 #include "stackrec/stackrec.h"
 
 namespace stackrec {

@@ -29,27 +29,12 @@
 #include "absl/container/inlined_vector.h"
 #include "base/spin_lock.h"
 #include "base/status.h"
+#include "input/live_heap_options.h"
 #include "input/sample_view.h"
 #include "profile/profile.h"
 #include "tables/content_blobs.h"
 
 namespace stackrec {
-
-struct LiveHeapOptions {
-  // Offsets into the sample types of the values a tracked object carries
-  // (e.g. heap-live-samples, heap-live-size). Empty: tracking is off.
-  std::vector<size_t> types;
-  size_t max_objects = 0;  // 0: kDefaultMaxTrackedObjects
-};
-
-inline constexpr size_t kDefaultMaxTrackedObjects = size_t{1} << 22;
-// Record numbers are uint32 and ObjectTable::kNone is the largest one.
-inline constexpr size_t kMaxTrackedObjectsLimit = 0xFFFFFFFEu;
-
-// Validates `in` against `sample_types` declared types and copies it with
-// its defaults (names are reported as "opts.<field>").
-Status MakeLiveHeapOptions(const LiveHeapOptions& in, size_t sample_types,
-                           LiveHeapOptions* out);
 
 // object id -> (a key id, `width` values). Records are packed back to back,
 // unaligned, in chunks of kChunkRecords (no per-record padding: 12 + 8 *

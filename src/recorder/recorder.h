@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "base/spin_lock.h"
 #include "base/status.h"
+#include "input/live_heap_options.h"
 #include "input/serialize_options.h"
 #include "live_heap/live_heap.h"
 #include "profile/dictionary.h"
