@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "tables/content_blobs.h"
 #include "tables/heap_deltas.h"
 
 using stackrec::HeapDeltas;

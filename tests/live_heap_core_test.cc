@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "live_heap/live_heap.h"
+#include "input/live_heap_options.h"
+#include "live_heap/object_table.h"
 #include "pprof_decode.h"
 #include "recorder/recorder.h"
 

@@ -23,7 +23,7 @@ struct LiveHeapOptions {
 };
 
 inline constexpr size_t kDefaultMaxTrackedObjects = size_t{1} << 22;
-// Record numbers are uint32 and ObjectTable::kNone (live_heap/live_heap.h)
+// Record numbers are uint32 and ObjectTable::kNone (live_heap/object_table.h)
 // is the largest one.
 inline constexpr size_t kMaxTrackedObjectsLimit = 0xFFFFFFFEu;
 

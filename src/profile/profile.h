@@ -119,7 +119,7 @@ class Profile {
   // no sample used are gone, so a program whose code keeps changing does
   // not make the tables grow forever.
   std::unique_ptr<Profile> CarryOver(int64_t start_ns) const;
-  // The same for live totals (live_heap.h), whose keys are their heap
+  // The same for live totals (live_heap/live_totals.h), whose keys are their heap
   // rows: a profile holding only what heap rows `rows` use, whose heap row
   // i is rows[i] here, values and all. Entries are copied by id, not
   // hashed again. Throws std::bad_alloc.
@@ -140,7 +140,7 @@ class Profile {
   void Compact();
   void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
 
-  // ---- Keys by content, for live-heap tracking (live_heap.h) -------------
+  // ---- Keys by content, for live-heap tracking (live_heap/) ----------------
   // Validates the sample's labels and strings as Add does, cuts its stack
   // to max_frames, and interns stack and labels. Unlike Add it ignores the
   // sample's values and the memory cap: a tracked object's key must exist

@@ -21,7 +21,8 @@
 #include "base/status.h"
 #include "input/live_heap_options.h"
 #include "input/serialize_options.h"
-#include "live_heap/live_heap.h"
+#include "live_heap/live_totals.h"
+#include "live_heap/tracked_objects.h"
 #include "profile/dictionary.h"
 #include "profile/profile.h"
 #include "recorder/lanes.h"
@@ -71,7 +72,7 @@ class Recorder {
   Status Record(const SampleView& sample, const HashedFrames* frames = nullptr);
   Status RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
-  // Live-heap tracking (live_heap.h): every serialization adds the objects
+  // Live-heap tracking (live_heap/): every serialization adds the objects
   // still tracked to its profile. Track validates as Record does, and also
   // wants timestamp_ns 0 and values 0 but at the live-heap types.
   Status Track(uint64_t object_id, const SampleView& sample);

@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // HeapDeltas: a second aggregate over a profile's stacks and label sets,
-// for live-heap tracking (live_heap.h). Row i is the key (stack(i),
+// for live-heap tracking (live_heap/). Row i is the key (stack(i),
 // labels(i)) with width() values, summed with saturation and possibly
 // negative: an object freed gives its values back. The encoder never
 // writes it; a recorder's serializer folds it into its live totals.

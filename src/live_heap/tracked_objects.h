@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Live-heap tracking: objects that samplers track (allocated) and untrack
-// (freed), and the running totals every serialization adds to its profile,
-// so an object alive across many profiles appears in each of them.
-//
-// Three parts, with three owners (the protocol is at the top of
-// recorder.cc):
-//  - ObjectTable: object id -> (key id, values), packed to stay under 48
-//    bytes per object at a million objects.
-//  - TrackedObjects: the samplers' side, which trackers share without a
-//    common lock: object tables in shards by id, and each tracked object's
-//    stack and labels interned (its "content", content_blobs.h) in the
-//    home of the tracker that tracked it, so an untrack can name the
-//    object's key in whatever heap lane it is in.
-//  - LiveTotals: the serializer's side: the sum of every heap delta the
-//    heap lanes have handed over, by content.
-#ifndef STACKREC_SRC_LIVE_HEAP_LIVE_HEAP_H_
-#define STACKREC_SRC_LIVE_HEAP_LIVE_HEAP_H_
+// TrackedObjects: live-heap tracking's samplers' side, the objects that
+// samplers track (allocated) and untrack (freed). Trackers share it
+// without a common lock: object tables (object_table.h) in shards by id,
+// and each tracked object's stack and labels interned (its "content",
+// content_blobs.h) in the home of the tracker that tracked it, so an
+// untrack can name the object's key in whatever heap lane it is in. The
+// serializer's side is LiveTotals (live_totals.h); the protocol between
+// the owners is at the top of recorder.cc.
+#ifndef STACKREC_SRC_LIVE_HEAP_TRACKED_OBJECTS_H_
+#define STACKREC_SRC_LIVE_HEAP_TRACKED_OBJECTS_H_
 
 #include <atomic>
 #include <cstddef>
@@ -30,86 +23,23 @@
 #include "base/spin_lock.h"
 #include "base/status.h"
 #include "input/live_heap_options.h"
+#include "input/profile_options.h"
 #include "input/sample_view.h"
+#include "live_heap/object_table.h"
 #include "profile/profile.h"
 #include "tables/content_blobs.h"
 
 namespace stackrec {
-
-// object id -> (a key id, `width` values). Records are packed back to back,
-// unaligned, in chunks of kChunkRecords (no per-record padding: 12 + 8 *
-// width bytes), and found through an open-addressing index of uint32 record
-// numbers with linear probing. Why not absl::flat_hash_map: at a million
-// entries it has 2^21 slots of 8 + 4 + 8 * width bytes (padded to 32 for
-// width 2), about 64 bytes per object; here a record is 28 bytes and its
-// index share 4 / load, about 36 bytes at a million.
-//
-// An index entry also carries the top bits of the id's hash in the bits
-// that record numbers below max_objects leave free, so a lookup of an id
-// that is not tracked (the common untrack: most freed objects were never
-// sampled) rarely reads a record.
-//
-// Not thread-safe; TrackedObjects guards it.
-class ObjectTable {
- public:
-  static constexpr uint32_t kNone = ~uint32_t{0};
-  static constexpr size_t kChunkRecords = 4096;
-
-  ObjectTable(size_t width, size_t max_objects);
-  ObjectTable(const ObjectTable&) = delete;
-  ObjectTable& operator=(const ObjectTable&) = delete;
-
-  size_t size() const { return size_; }
-  // The record number of `id`, or kNone.
-  uint32_t Find(uint64_t id) const;
-  uint32_t key(uint32_t record) const;
-  // Copies the record's values into out[0, width).
-  void values(uint32_t record, int64_t* out) const;
-
-  // Makes room for one more record, so that the Insert that follows cannot
-  // throw. Throws std::bad_alloc and changes nothing if memory is short.
-  void Reserve();
-  // `id` must not be in the table, and Reserve must have been called.
-  void Insert(uint64_t id, uint32_t key, const int64_t* values);
-  void Set(uint32_t record, uint32_t key, const int64_t* values);
-  // Removes the record; the last record moves into its place (so record
-  // numbers are not stable across an Erase).
-  void Erase(uint32_t record);
-
-  // Bytes allocated: the chunks, the chunk pointers and the index.
-  size_t MemoryBytes() const;
-
- private:
-  char* Record(uint32_t record) const {
-    return chunks_[record / kChunkRecords].get() +
-           (record % kChunkRecords) * record_bytes_;
-  }
-  uint64_t Id(uint32_t record) const;
-  // The index slot holding `record` (whose id is in the table).
-  size_t SlotOf(uint32_t record) const;
-  uint32_t Entry(uint64_t hash, uint32_t record) const;
-  uint32_t Tag(uint64_t hash) const;
-  // Rebuilds the index with `slots` slots (a power of two). Throws
-  // std::bad_alloc, changing nothing.
-  void Rehash(size_t slots);
-
-  const size_t width_;
-  const size_t record_bytes_;
-  const unsigned record_bits_;  // bits of an index entry for record + 1
-  std::vector<std::unique_ptr<char[]>> chunks_;
-  std::vector<uint32_t> index_;  // 0: empty; else tag << record_bits_ | record + 1
-  size_t size_ = 0;
-};
 
 // The samplers' side of tracking, which any number of trackers call at
 // once. Objects are spread over the shards' object tables by a hash of
 // the 4 KiB page their id names, each behind a spin lock of its own;
 // their content (stack, labels) is interned in the ContentBlobs of the
 // tracking thread's home, one of kHomes handed to threads in turn, so
-// that trackers on different cores write to different blobs. A tracker waits for another only when
-// both reach the same shard, or the same stripe of one home's blobs, for
-// one lookup. The heap lane passed in is the caller's alone (it holds the
-// lane's lock).
+// that trackers on different cores write to different blobs. A tracker
+// waits for another only when both reach the same shard, or the same
+// stripe of one home's blobs, for one lookup. The heap lane passed in is
+// the caller's alone (it holds the lane's lock).
 class TrackedObjects {
  public:
   static constexpr unsigned kShardBits = 4;
@@ -219,37 +149,6 @@ std::optional<Status> TrackedObjects::Untrack(uint64_t id, Profile* lane,
   return OkStatus();
 }
 
-// The serializer's side: running totals of the heap deltas, by content.
-class LiveTotals {
- public:
-  LiveTotals(const ProfileOptions& profile_options, const LiveHeapOptions& options);
-
-  // Moves the heap deltas of `slot` into the totals and clears them from
-  // the slot. Throws std::bad_alloc before changing any total.
-  void Absorb(Profile* slot);
-  // Adds every non-zero total to the aggregated keys of `slot`, at the
-  // stored positions of the live-heap types (other values 0). `undo` (its
-  // key_count set first) takes it back: on a failed encoding, the next
-  // serialization adds the totals again.
-  void AddTo(Profile* slot, KeyUndo* undo);
-  size_t MemoryBytes() const { return totals_->MemoryBytes(); }
-
- private:
-  // Starts over with only the non-zero keys when most are zero (every
-  // object of theirs freed), so code that keeps changing does not make the
-  // totals grow forever. Amortized: O(keys) after at least keys/2 died.
-  void CompactIfMostlyDead();
-
-  const size_t width_;
-  // Per live-heap type, its index among the stored (enabled) values, or
-  // kNotStored when its type is disabled.
-  static constexpr size_t kNotStored = ~size_t{0};
-  std::vector<size_t> stored_index_;
-  std::unique_ptr<Profile> totals_;  // the heap rows are the totals
-  std::vector<uint32_t> scratch_rows_;
-  std::vector<int64_t> scratch_values_;
-};
-
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_LIVE_HEAP_LIVE_HEAP_H_
+#endif  // STACKREC_SRC_LIVE_HEAP_TRACKED_OBJECTS_H_
