@@ -123,8 +123,9 @@ int main() {
   }
   const double untrack_ns = (Now() - start) / kObjects;
   stackrec_stats stats = {};
-  stackrec_recorder_stats(recorder, &stats);
+  const stackrec_status stats_status = stackrec_recorder_stats(recorder, &stats);
   stackrec_recorder_free(recorder);
+  if (stats_status != STACKREC_OK) return 1;
 
   // ---- The C++ core: the table's own byte count ------------------------------
   stackrec::ProfileOptions input, options;

@@ -27,6 +27,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -97,6 +99,14 @@ const Workload& TheWorkload() {
   return *w;
 }
 
+// Setting up or resetting a recorder cannot fail on a machine that can run
+// the benchmark; if it does, there is nothing to measure.
+void CheckOk(stackrec_status status, const char* what) {
+  if (status == STACKREC_OK) return;
+  std::fprintf(stderr, "%s: %s: %s\n", what, stackrec_status_name(status), stackrec_last_error());
+  std::abort();
+}
+
 // The two recorders behind one interface.
 class Recorder {
  public:
@@ -110,7 +120,7 @@ class StackrecRecorder final : public Recorder {
  public:
   StackrecRecorder() {
     const stackrec_profile_options opts = Options();
-    stackrec_recorder_new(&opts, &r_);
+    CheckOk(stackrec_recorder_new(&opts, &r_), "stackrec_recorder_new");
   }
   ~StackrecRecorder() override { stackrec_recorder_free(r_); }
   stackrec_status Record(const stackrec_sample* s) override {
@@ -121,7 +131,7 @@ class StackrecRecorder final : public Recorder {
     if (stackrec_recorder_serialize(r_, nullptr, &e) != STACKREC_OK) return 0;
     stackrec_encoded_free(e);
     stackrec_stats stats;
-    stackrec_recorder_stats(r_, &stats);
+    CheckOk(stackrec_recorder_stats(r_, &stats), "stackrec_recorder_stats");
     return stats.last_distinct_keys;
   }
 
@@ -134,7 +144,7 @@ class MutexRecorder final : public Recorder {
  public:
   MutexRecorder() {
     const stackrec_profile_options opts = Options();
-    stackrec_profile_new(&opts, &p_);
+    CheckOk(stackrec_profile_new(&opts, &p_), "stackrec_profile_new");
   }
   ~MutexRecorder() override { stackrec_profile_free(p_); }
   stackrec_status Record(const stackrec_sample* s) override {
@@ -148,7 +158,7 @@ class MutexRecorder final : public Recorder {
     stackrec_encoded* e = nullptr;
     if (stackrec_profile_serialize(p_, nullptr, &e) != STACKREC_OK) return 0;
     stackrec_encoded_free(e);
-    stackrec_profile_reset(p_);
+    CheckOk(stackrec_profile_reset(p_), "stackrec_profile_reset");
     return 0;
   }
 

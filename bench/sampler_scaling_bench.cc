@@ -207,10 +207,13 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
         case Path::kTrack:
           ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
             const size_t n = allocations++;
-            if (n >= kTrackWindow) stackrec_recorder_untrack(r, ObjectId(t, n - kTrackWindow));
-            stackrec_recorder_untrack(r, ObjectId(t, n) + 8);
-            return stackrec_recorder_track(r, ObjectId(t, n), &strings.Build(tick)) ==
-                   STACKREC_OK;
+            if (n >= kTrackWindow &&
+                stackrec_recorder_untrack(r, ObjectId(t, n - kTrackWindow)) != STACKREC_OK) {
+              return false;
+            }
+            return stackrec_recorder_untrack(r, ObjectId(t, n) + 8) == STACKREC_OK &&
+                   stackrec_recorder_track(r, ObjectId(t, n), &strings.Build(tick)) ==
+                       STACKREC_OK;
           });
           break;
       }

@@ -28,7 +28,10 @@ bool Measure(stackrec_profile* p, const stackrec_serialize_options& o, Figures* 
   const double ms = watch.CpuMs();
   if (!ok) return false;
   stackrec_encode_stats stats = {};
-  stackrec_encoded_stats(out, &stats);
+  if (stackrec_encoded_stats(out, &stats) != STACKREC_OK) {
+    stackrec_encoded_free(out);
+    return false;
+  }
   f->ms.push_back(ms);
   f->bytes = stackrec_encoded_size(out);
   f->raw_bytes = stats.uncompressed_bytes;

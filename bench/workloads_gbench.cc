@@ -127,10 +127,11 @@ void BM_Serialize(benchmark::State& state, const char* workload, Impl impl,
     }
     SampleBuilder builder(w);
     for (const Tick& t : w.ticks()) {
-      if (t.flags & Tick::kSpanStarts) {
-        stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span)));
-      }
-      if (stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
+      const bool span_ok =
+          !(t.flags & Tick::kSpanStarts) ||
+          stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span))) ==
+              STACKREC_OK;
+      if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
         stackrec_profile_free(p);
         return state.SkipWithError(stackrec_last_error());
       }
@@ -172,10 +173,14 @@ void BM_SerializeKeys(benchmark::State& state) {
   }
   SampleBuilder builder(w);
   for (const Tick& t : w.ticks()) {
-    if (t.flags & Tick::kSpanStarts) {
-      stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span)));
+    const bool span_ok =
+        !(t.flags & Tick::kSpanStarts) ||
+        stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span))) ==
+            STACKREC_OK;
+    if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
+      stackrec_profile_free(p);
+      return state.SkipWithError(stackrec_last_error());
     }
-    stackrec_profile_add(p, &builder.Build(t));
   }
   const stackrec_serialize_options o =
       SerializeWith(static_cast<stackrec_compression>(state.range(1)));
