@@ -19,7 +19,8 @@
  *     checked against its limit (STACKREC_MAX_STR_LEN and the array limits
  *     below) before a byte is read, so an impossible length is refused by
  *     name and reads nothing.
- *  4. Errors. Fallible calls return a stackrec_status; STACKREC_OK is 0 and
+ *  4. Errors. Fallible calls return a stackrec_status, which the compiler
+ *     warns a host not to ignore (STACKREC_NODISCARD); STACKREC_OK is 0 and
  *     codes are append-only, never renumbered. After a failed call,
  *     stackrec_last_error() gives this thread's message, which names the
  *     offending argument. A failed call leaves the object exactly as it was,
@@ -67,6 +68,18 @@
 #define STACKREC_API __attribute__((visibility("default")))
 #else
 #define STACKREC_API
+#endif
+
+/* Marks every call that returns a stackrec_status, so that dropping one is a compiler warning:
+ * [[nodiscard]] in C++17 and later (a (void) cast silences it); warn_unused_result with GCC and
+ * clang in C (GCC's no cast silences: check the status); nothing elsewhere. */
+#if defined(__cplusplus) && (__cplusplus >= 201703L || \
+                             (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#define STACKREC_NODISCARD [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__GNUC__)
+#define STACKREC_NODISCARD __attribute__((warn_unused_result))
+#else
+#define STACKREC_NODISCARD
 #endif
 
 #ifdef __cplusplus
@@ -354,10 +367,10 @@ typedef struct stackrec_encoded stackrec_encoded;
 /* Creates an empty profile whose interval starts now. `opts` is borrowed.
  * INVALID_ARGUMENT: opts or out NULL, no sample types, an empty type name,
  * a negative period, invalid strings. */
-STACKREC_API stackrec_status stackrec_profile_new_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_new_sized(
     const stackrec_profile_options *opts, stackrec_profile **out,
     size_t opts_size);
-static inline stackrec_status stackrec_profile_new(
+STACKREC_NODISCARD static inline stackrec_status stackrec_profile_new(
     const stackrec_profile_options *opts, stackrec_profile **out) {
   return stackrec_profile_new_sized(opts, out,
                                     sizeof(stackrec_profile_options));
@@ -365,10 +378,10 @@ static inline stackrec_status stackrec_profile_new(
 
 /* Adds one sample (see stackrec_sample). On any error the profile is left
  * exactly as it was. */
-STACKREC_API stackrec_status stackrec_profile_add_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_add_sized(
     stackrec_profile *profile, const stackrec_sample *sample,
     size_t sample_size);
-static inline stackrec_status stackrec_profile_add(
+STACKREC_NODISCARD static inline stackrec_status stackrec_profile_add(
     stackrec_profile *profile, const stackrec_sample *sample) {
   return stackrec_profile_add_sized(profile, sample, sizeof(stackrec_sample));
 }
@@ -378,7 +391,7 @@ static inline stackrec_status stackrec_profile_add(
  * string label "trace endpoint" = endpoint, unless it has that key already.
  * The last call for an id wins. Span id 0 and an empty endpoint are
  * rejected. */
-STACKREC_API stackrec_status stackrec_profile_set_endpoint(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_set_endpoint(
     stackrec_profile *profile, uint64_t local_root_span_id,
     stackrec_str endpoint);
 
@@ -386,16 +399,16 @@ STACKREC_API stackrec_status stackrec_profile_set_endpoint(
  * the int64 bounds). The counts go out with each stackrec_encoded (see
  * stackrec_encoded_endpoint_count) and are dropped by a reset. An empty
  * endpoint is rejected. */
-STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
     stackrec_profile *profile, stackrec_str endpoint, int64_t value);
 
 /* Adds an upscaling rule (see stackrec_upscaling_rule), applied by every
  * later serialize. Rules stay through resets. INVALID_ARGUMENT naming the
  * rule's field for a bad or overlapping rule, LIMIT_EXCEEDED past 64. */
-STACKREC_API stackrec_status stackrec_profile_add_upscaling_rule_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_add_upscaling_rule_sized(
     stackrec_profile *profile, const stackrec_upscaling_rule *rule,
     size_t rule_size);
-static inline stackrec_status stackrec_profile_add_upscaling_rule(
+STACKREC_NODISCARD static inline stackrec_status stackrec_profile_add_upscaling_rule(
     stackrec_profile *profile, const stackrec_upscaling_rule *rule) {
   return stackrec_profile_add_upscaling_rule_sized(profile, rule,
                                                    sizeof(stackrec_upscaling_rule));
@@ -407,10 +420,10 @@ static inline stackrec_status stackrec_profile_add_upscaling_rule(
  * now - start (OTLP: each Profile's time_unix_nano and duration_nano).
  * INVALID_ARGUMENT naming the field for bad options (see
  * stackrec_serialize_options). */
-STACKREC_API stackrec_status stackrec_profile_serialize_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_serialize_sized(
     stackrec_profile *profile, const stackrec_serialize_options *opts,
     stackrec_encoded **out, size_t opts_size);
-static inline stackrec_status stackrec_profile_serialize(
+STACKREC_NODISCARD static inline stackrec_status stackrec_profile_serialize(
     stackrec_profile *profile, const stackrec_serialize_options *opts,
     stackrec_encoded **out) {
   return stackrec_profile_serialize_sized(profile, opts, out,
@@ -419,7 +432,7 @@ static inline stackrec_status stackrec_profile_serialize(
 
 /* Drops every sample and endpoint and frees what only they used; the
  * profile's interval starts again now. */
-STACKREC_API stackrec_status stackrec_profile_reset(stackrec_profile *profile);
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_reset(stackrec_profile *profile);
 
 /* NULL-safe. */
 STACKREC_API void stackrec_profile_free(stackrec_profile *profile);
@@ -442,7 +455,7 @@ STACKREC_API int64_t stackrec_encoded_end_ns(const stackrec_encoded *encoded);
  * handle or output, or an index past the end. */
 STACKREC_API size_t stackrec_encoded_endpoint_counts_len(
     const stackrec_encoded *encoded);
-STACKREC_API stackrec_status stackrec_encoded_endpoint_count(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_encoded_endpoint_count(
     const stackrec_encoded *encoded, size_t index, stackrec_str *endpoint,
     int64_t *count);
 /* What the serialization that produced an encoded profile did.
@@ -467,10 +480,10 @@ typedef struct stackrec_encode_stats {
 
 /* Copies those figures into *out. INVALID_ARGUMENT for a NULL handle or
  * output. */
-STACKREC_API stackrec_status stackrec_encoded_stats_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_encoded_stats_sized(
     const stackrec_encoded *encoded, stackrec_encode_stats *out,
     size_t out_size);
-static inline stackrec_status stackrec_encoded_stats(
+STACKREC_NODISCARD static inline stackrec_status stackrec_encoded_stats(
     const stackrec_encoded *encoded, stackrec_encode_stats *out) {
   return stackrec_encoded_stats_sized(encoded, out,
                                       sizeof(stackrec_encode_stats));
@@ -515,10 +528,10 @@ typedef struct stackrec_recorder stackrec_recorder;
  * Recorders also read the live-heap fields: INVALID_ARGUMENT naming
  * opts.live_heap_types[i] for an offset past the sample types or a
  * repeat, or opts.max_tracked_objects over its limit. */
-STACKREC_API stackrec_status stackrec_recorder_new_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_new_sized(
     const stackrec_profile_options *opts, stackrec_recorder **out,
     size_t opts_size);
-static inline stackrec_status stackrec_recorder_new(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_new(
     const stackrec_profile_options *opts, stackrec_recorder **out) {
   return stackrec_recorder_new_sized(opts, out,
                                      sizeof(stackrec_profile_options));
@@ -527,10 +540,10 @@ static inline stackrec_status stackrec_recorder_new(
 /* As stackrec_profile_add, into a lane of the active slot. Never waits for
  * a serializer nor for another sampler: a lane held by either is passed
  * over, and the common path makes no system call. */
-STACKREC_API stackrec_status stackrec_recorder_record_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_record_sized(
     stackrec_recorder *recorder, const stackrec_sample *sample,
     size_t sample_size);
-static inline stackrec_status stackrec_recorder_record(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_record(
     stackrec_recorder *recorder, const stackrec_sample *sample) {
   return stackrec_recorder_record_sized(recorder, sample,
                                         sizeof(stackrec_sample));
@@ -539,22 +552,22 @@ static inline stackrec_status stackrec_recorder_record(
 /* As stackrec_profile_set_endpoint. The mapping also applies to the
  * profile after the next flip, so a request that outlives a flip keeps its
  * endpoint label (unless the later profile sets that span itself). */
-STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
     stackrec_recorder *recorder, uint64_t local_root_span_id,
     stackrec_str endpoint);
 
 /* As stackrec_profile_add_endpoint_count, into the active slot: the counts
  * go out with the profile of the slot, and are reset with it. */
-STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_add_endpoint_count(
     stackrec_recorder *recorder, stackrec_str endpoint, int64_t value);
 
 /* As stackrec_profile_add_upscaling_rule, for every profile this recorder
  * serializes from the next serialize on, whatever the flips, and after
  * reset_after_fork too. Any thread; samplers never wait for it. */
-STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_add_upscaling_rule_sized(
     stackrec_recorder *recorder, const stackrec_upscaling_rule *rule,
     size_t rule_size);
-static inline stackrec_status stackrec_recorder_add_upscaling_rule(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_add_upscaling_rule(
     stackrec_recorder *recorder, const stackrec_upscaling_rule *rule) {
   return stackrec_recorder_add_upscaling_rule_sized(recorder, rule,
                                                     sizeof(stackrec_upscaling_rule));
@@ -583,10 +596,10 @@ static inline stackrec_status stackrec_recorder_add_upscaling_rule(
  * recorder has no live-heap types. At max_tracked_objects, a new id gets
  * STACKREC_LIMIT_EXCEEDED, nothing changes, and the stats'
  * objects_not_tracked grows. `sample` is borrowed for the call. */
-STACKREC_API stackrec_status stackrec_recorder_track_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_track_sized(
     stackrec_recorder *recorder, uint64_t object_id,
     const stackrec_sample *sample, size_t sample_size);
-static inline stackrec_status stackrec_recorder_track(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_track(
     stackrec_recorder *recorder, uint64_t object_id,
     const stackrec_sample *sample) {
   return stackrec_recorder_track_sized(recorder, object_id, sample,
@@ -598,7 +611,7 @@ static inline stackrec_status stackrec_recorder_track(
  * objects it never sampled), and that case is cheap: no slot is entered.
  * INVALID_ARGUMENT for a NULL recorder; OUT_OF_MEMORY (the object stays
  * tracked) if memory for its key in the current profile ran out. */
-STACKREC_API stackrec_status stackrec_recorder_untrack(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_untrack(
     stackrec_recorder *recorder, uint64_t object_id);
 
 /* Flips the slots and returns the old slot's profile, covering
@@ -606,10 +619,10 @@ STACKREC_API stackrec_status stackrec_recorder_untrack(
  * means gzip pprof at the default level; bad options are refused before
  * the flip. STACKREC_BUSY if another serialize is running. If encoding
  * fails, the old slot's samples are kept and come out in a later profile. */
-STACKREC_API stackrec_status stackrec_recorder_serialize_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_serialize_sized(
     stackrec_recorder *recorder, const stackrec_serialize_options *opts,
     stackrec_encoded **out, size_t opts_size);
-static inline stackrec_status stackrec_recorder_serialize(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_serialize(
     stackrec_recorder *recorder, const stackrec_serialize_options *opts,
     stackrec_encoded **out) {
   return stackrec_recorder_serialize_sized(recorder, opts, out,
@@ -623,7 +636,7 @@ static inline stackrec_status stackrec_recorder_serialize(
  * every tracked object: the child's profiles hold only objects the child
  * tracks itself. Memory that a parent
  * thread was changing at the fork is abandoned, never freed or reused. */
-STACKREC_API stackrec_status stackrec_recorder_reset_after_fork(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_reset_after_fork(
     stackrec_recorder *recorder);
 
 /* Counters of a recorder. Zero-initialised fields may be appended. */
@@ -646,9 +659,9 @@ typedef struct stackrec_stats {
 } stackrec_stats;
 
 /* Copies the counters into *out. Thread-safe. */
-STACKREC_API stackrec_status stackrec_recorder_stats_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_stats_sized(
     const stackrec_recorder *recorder, stackrec_stats *out, size_t out_size);
-static inline stackrec_status stackrec_recorder_stats(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_stats(
     const stackrec_recorder *recorder, stackrec_stats *out) {
   return stackrec_recorder_stats_sized(recorder, out, sizeof(stackrec_stats));
 }
@@ -721,13 +734,13 @@ typedef struct stackrec_id_sample {
 } stackrec_id_sample;
 
 /* Interns a mapping (not all zero: "no mapping" is mapping_id 0). */
-STACKREC_API stackrec_status stackrec_profile_intern_mapping(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_intern_mapping(
     stackrec_profile *profile, const stackrec_mapping *mapping, uint32_t *id);
 /* Interns a function (not all empty: "no function" is function_id 0). */
-STACKREC_API stackrec_status stackrec_profile_intern_function(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_intern_function(
     stackrec_profile *profile, const stackrec_function *function, uint32_t *id);
 /* Interns a location; its ids must be this dictionary's. */
-STACKREC_API stackrec_status stackrec_profile_intern_location(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_intern_location(
     stackrec_profile *profile, const stackrec_interned_location *location,
     uint32_t *id);
 /* Interns a stack of location ids, leaf first (possibly none). The rules of
@@ -735,53 +748,53 @@ STACKREC_API stackrec_status stackrec_profile_intern_location(
  * caller at their address and mapping, and a stack deeper than max_frames
  * is cut to its leaf side plus "[N frames truncated]" (samples of it count
  * as truncated). */
-STACKREC_API stackrec_status stackrec_profile_intern_stack(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_intern_stack(
     stackrec_profile *profile, const uint32_t *location_ids,
     size_t location_ids_len, uint32_t *id);
 /* Interns a label set: the rules of stackrec_sample's labels apply, once
  * (errors name "labels[i]"). The order of the labels is kept, as a
  * sample's is. */
-STACKREC_API stackrec_status stackrec_profile_intern_labels(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_intern_labels(
     stackrec_profile *profile, const stackrec_label *labels, size_t labels_len,
     uint32_t *id);
 /* As stackrec_profile_add, by id. */
-STACKREC_API stackrec_status stackrec_profile_add_ids_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_add_ids_sized(
     stackrec_profile *profile, const stackrec_id_sample *sample,
     size_t sample_size);
-static inline stackrec_status stackrec_profile_add_ids(
+STACKREC_NODISCARD static inline stackrec_status stackrec_profile_add_ids(
     stackrec_profile *profile, const stackrec_id_sample *sample) {
   return stackrec_profile_add_ids_sized(profile, sample,
                                         sizeof(stackrec_id_sample));
 }
 /* Invalidates every id of the profile and frees the dictionary. */
-STACKREC_API stackrec_status stackrec_profile_forget_ids(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_forget_ids(
     stackrec_profile *profile);
 
 /* The same for a recorder (see the threads rule above). */
-STACKREC_API stackrec_status stackrec_recorder_intern_mapping(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_mapping(
     stackrec_recorder *recorder, const stackrec_mapping *mapping, uint32_t *id);
-STACKREC_API stackrec_status stackrec_recorder_intern_function(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_function(
     stackrec_recorder *recorder, const stackrec_function *function,
     uint32_t *id);
-STACKREC_API stackrec_status stackrec_recorder_intern_location(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_location(
     stackrec_recorder *recorder, const stackrec_interned_location *location,
     uint32_t *id);
-STACKREC_API stackrec_status stackrec_recorder_intern_stack(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_stack(
     stackrec_recorder *recorder, const uint32_t *location_ids,
     size_t location_ids_len, uint32_t *id);
-STACKREC_API stackrec_status stackrec_recorder_intern_labels(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_labels(
     stackrec_recorder *recorder, const stackrec_label *labels, size_t labels_len,
     uint32_t *id);
 /* As stackrec_recorder_record, by id. */
-STACKREC_API stackrec_status stackrec_recorder_record_ids_sized(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_record_ids_sized(
     stackrec_recorder *recorder, const stackrec_id_sample *sample,
     size_t sample_size);
-static inline stackrec_status stackrec_recorder_record_ids(
+STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_record_ids(
     stackrec_recorder *recorder, const stackrec_id_sample *sample) {
   return stackrec_recorder_record_ids_sized(recorder, sample,
                                             sizeof(stackrec_id_sample));
 }
-STACKREC_API stackrec_status stackrec_recorder_forget_ids(
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_forget_ids(
     stackrec_recorder *recorder);
 
 #ifdef __cplusplus
