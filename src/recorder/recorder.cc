@@ -47,7 +47,7 @@
 // serialization and apply to spans that slot does not name itself (one
 // flip of grace).
 //
-// Live-heap tracking (live_heap.h) adds three pieces of state, one per
+// Live-heap tracking (live_heap/) adds three pieces of state, one per
 // owner:
 //  - two heap slots (`heap_`, slots.h like the sample slots), whose lanes'
 //    Profiles hold "heap deltas": Track adds the object's values at the
