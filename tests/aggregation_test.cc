@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "catch2/catch.hpp"
-#include "target.h"
-#include "test_support.h"
+#include "support/target.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 using Strings = std::vector<std::string>;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 extern "C" int stackrec_c_api_exercise(int compression, unsigned char** bytes,
                                        size_t* size, int64_t* start_ns,

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "catch2/catch.hpp"
-#include "decompress.h"
 #include "encode/compression.h"
+#include "support/decompress.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

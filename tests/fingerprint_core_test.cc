@@ -11,10 +11,10 @@
 
 #include "absl/strings/string_view.h"
 #include "catch2/catch.hpp"
-#include "core_test_support.h"
 #include "hash/fingerprint.h"
 #include "stackrec/stackrec.h"
 #include "stackrec_str.h"
+#include "support/core_test_support.h"
 
 using stackrec::Fingerprint;
 using stackrec::LocationView;

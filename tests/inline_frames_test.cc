@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "canonical.h"
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/canonical.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

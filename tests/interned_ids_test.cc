@@ -8,11 +8,11 @@
 // name, leaving the handle as it was. Each behaviour is checked on a
 // profile and on a recorder (GENERATE).
 //
-// Outputs are compared in a canonical form (tests/canonical.h), so that the
-// order in which the id and string paths happened to intern things does not
-// matter, but any difference in content does. The handles, the programs
-// and the ways of recording are the harness of tests/target.h and
-// tests/id_program.h.
+// Outputs are compared in a canonical form (support/canonical.h), so that
+// the order in which the id and string paths happened to intern things does
+// not matter, but any difference in content does. The handles, the programs
+// and the ways of recording are the harness of support/target.h and
+// support/id_program.h.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "canonical.h"
 #include "catch2/catch.hpp"
-#include "id_program.h"
-#include "target.h"
-#include "test_support.h"
+#include "support/canonical.h"
+#include "support/id_program.h"
+#include "support/target.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

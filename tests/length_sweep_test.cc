@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "header_fields.h"
-#include "test_support.h"
+#include "support/header_fields.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "otlp_decode.h"
-#include "test_support.h"
+#include "support/otlp_decode.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "core_test_support.h"
 #include "encode/pprof/pprof_encoder.h"
 #include "profile/profile.h"
 #include "serialize/serialize.h"
+#include "support/core_test_support.h"
 
 using stackrec_core_test::Options;
 using stackrec_core_test::Stack;

@@ -14,10 +14,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "base/status.h"
 #include "catch2/catch.hpp"
-#include "core_test_support.h"
 #include "hash/fingerprint.h"
 #include "profile/profile.h"
 #include "stackrec/stackrec.h"
+#include "support/core_test_support.h"
 
 using stackrec::Fingerprint;
 using stackrec::LocationView;

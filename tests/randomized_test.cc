@@ -7,10 +7,10 @@
 #include <map>
 #include <random>
 
-#include "canonical.h"
 #include "catch2/catch.hpp"
-#include "otlp_decode.h"
-#include "test_support.h"
+#include "support/canonical.h"
+#include "support/otlp_decode.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 

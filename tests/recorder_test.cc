@@ -4,7 +4,7 @@
 // The two-slot recorder: ordering and timing of consecutive profiles,
 // endpoints across a flip, BUSY, disabled types, stats and bad input.
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 using namespace stackrec_test;
 using Strings = std::vector<std::string>;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "core_test_support.h"
 #include "hash/fingerprint.h"
+#include "support/core_test_support.h"
 #include "tables/sample_tables.h"
 
 using stackrec::Fingerprint;

@@ -20,9 +20,9 @@
 
 #include "baseline.h"
 #include "catch2/catch.hpp"
-#include "otlp_decode.h"
 #include "pprof_summary.h"
-#include "test_support.h"
+#include "support/otlp_decode.h"
+#include "support/test_support.h"
 #include "workload.h"
 
 namespace {

@@ -71,10 +71,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "decompress.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 #include "profile.pb.h"
 #include "stackrec/stackrec.h"
+#include "support/decompress.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "catch2/catch.hpp"
-#include "pprof_decode.h"
+#include "support/pprof_decode.h"
 
 extern char** environ;
 

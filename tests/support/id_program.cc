@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "id_program.h"
+#include "support/id_program.h"
 
 #include "catch2/catch.hpp"
 

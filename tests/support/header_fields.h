@@ -6,8 +6,8 @@
 // directly or inside the structs it is passed. The length sweep derives its
 // cases from this list, so a field added to the header is swept without a
 // test being written for it.
-#ifndef STACKREC_TESTS_HEADER_FIELDS_H_
-#define STACKREC_TESTS_HEADER_FIELDS_H_
+#ifndef STACKREC_TESTS_SUPPORT_HEADER_FIELDS_H_
+#define STACKREC_TESTS_SUPPORT_HEADER_FIELDS_H_
 
 #include <map>
 #include <string>
@@ -62,4 +62,4 @@ std::vector<LengthField> LengthFields(const HeaderDecls& decls, const std::strin
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_HEADER_FIELDS_H_
+#endif  // STACKREC_TESTS_SUPPORT_HEADER_FIELDS_H_

@@ -5,13 +5,13 @@
 // functions, frames and stacks, interned through a Target, and their samples,
 // recorded with strings, by stack id or by location ids, so that a test can
 // compare what each path writes.
-#ifndef STACKREC_TESTS_ID_PROGRAM_H_
-#define STACKREC_TESTS_ID_PROGRAM_H_
+#ifndef STACKREC_TESTS_SUPPORT_ID_PROGRAM_H_
+#define STACKREC_TESTS_SUPPORT_ID_PROGRAM_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "target.h"
+#include "support/target.h"
 
 namespace stackrec_test {
 
@@ -100,4 +100,4 @@ std::vector<SampleSpec> FullSamples();
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_ID_PROGRAM_H_
+#endif  // STACKREC_TESTS_SUPPORT_ID_PROGRAM_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "otlp_decode.h"
+#include "support/otlp_decode.h"
 
 #include <algorithm>
 #include <map>

@@ -3,16 +3,16 @@
 //
 // Helpers for driving the C API from tests: owning handles, and a sample
 // builder that keeps the strings its stackrec_str views point into alive.
-#ifndef STACKREC_TESTS_TEST_SUPPORT_H_
-#define STACKREC_TESTS_TEST_SUPPORT_H_
+#ifndef STACKREC_TESTS_SUPPORT_TEST_SUPPORT_H_
+#define STACKREC_TESTS_SUPPORT_TEST_SUPPORT_H_
 
 #include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "pprof_decode.h"
 #include "stackrec/stackrec.h"
+#include "support/pprof_decode.h"
 
 namespace stackrec_test {
 
@@ -98,4 +98,4 @@ Profile WithoutTimes(Profile p);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_TEST_SUPPORT_H_
+#endif  // STACKREC_TESTS_SUPPORT_TEST_SUPPORT_H_

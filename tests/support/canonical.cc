@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "canonical.h"
+#include "support/canonical.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
 #include "catch2/catch.hpp"
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace stackrec_test {
 namespace {

@@ -5,15 +5,15 @@
 // calls on both (GENERATE over Kind); the intern, add-by-id and forget_ids
 // calls that must succeed, failing the test with stackrec_last_error()
 // otherwise; and the C structs the intern calls take.
-#ifndef STACKREC_TESTS_TARGET_H_
-#define STACKREC_TESTS_TARGET_H_
+#ifndef STACKREC_TESTS_SUPPORT_TARGET_H_
+#define STACKREC_TESTS_SUPPORT_TARGET_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "test_support.h"
+#include "support/test_support.h"
 
 namespace stackrec_test {
 
@@ -115,4 +115,4 @@ stackrec_mapping Mapping(uint64_t start, uint64_t limit, uint64_t offset, const 
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_TARGET_H_
+#endif  // STACKREC_TESTS_SUPPORT_TARGET_H_

@@ -4,8 +4,8 @@
 // What the tests of the C++ core share: running a test case once per
 // fingerprint kernel, profile options that passed the checks, and stacks of
 // frame views that own their names.
-#ifndef STACKREC_TESTS_CORE_TEST_SUPPORT_H_
-#define STACKREC_TESTS_CORE_TEST_SUPPORT_H_
+#ifndef STACKREC_TESTS_SUPPORT_CORE_TEST_SUPPORT_H_
+#define STACKREC_TESTS_SUPPORT_CORE_TEST_SUPPORT_H_
 
 #include <cstddef>
 #include <string>
@@ -66,4 +66,4 @@ class Stack {
 
 }  // namespace stackrec_core_test
 
-#endif  // STACKREC_TESTS_CORE_TEST_SUPPORT_H_
+#endif  // STACKREC_TESTS_SUPPORT_CORE_TEST_SUPPORT_H_

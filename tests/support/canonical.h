@@ -6,15 +6,15 @@
 // sorted, so that the order in which two runs happened to intern things does
 // not matter, but any difference in content, aggregation or table sizes
 // does. Two profiles are equal in content when their Canonical() are.
-#ifndef STACKREC_TESTS_CANONICAL_H_
-#define STACKREC_TESTS_CANONICAL_H_
+#ifndef STACKREC_TESTS_SUPPORT_CANONICAL_H_
+#define STACKREC_TESTS_SUPPORT_CANONICAL_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "pprof_decode.h"
 #include "stackrec/stackrec.h"
+#include "support/pprof_decode.h"
 
 namespace stackrec_test {
 
@@ -36,4 +36,4 @@ std::string Snapshot(stackrec_profile* p);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_CANONICAL_H_
+#endif  // STACKREC_TESTS_SUPPORT_CANONICAL_H_

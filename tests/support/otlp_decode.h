@@ -6,15 +6,15 @@
 // (tests/otlp/), and converts it back into pprof's model, written from the
 // OTLP specification alone (not from stackrec's encoder), so that a test can
 // compare it with the pprof stackrec writes of the same profile.
-#ifndef STACKREC_TESTS_OTLP_DECODE_H_
-#define STACKREC_TESTS_OTLP_DECODE_H_
+#ifndef STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
+#define STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
-#include "pprof_decode.h"
+#include "support/pprof_decode.h"
 
 namespace stackrec_test {
 
@@ -57,4 +57,4 @@ std::vector<std::string> KeyValueStrings(
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_OTLP_DECODE_H_
+#endif  // STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
