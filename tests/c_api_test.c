@@ -2,7 +2,7 @@
  * Copyright 2026 The stackrec Authors.
  *
  * The whole header, used from C99 (compiled with -std=c99 -Wall -Wextra
- * -pedantic -Werror). c_api_c_test.cc runs it and decodes what it wrote. */
+ * -pedantic -Werror). c_api_c99_test.cc runs it and decodes what it wrote. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

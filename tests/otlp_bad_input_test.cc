@@ -5,7 +5,7 @@
 // resource attributes with an empty, repeated or invalid key, invalid UTF-8
 // anywhere. Each refusal leaves the profile or recorder exactly as it was.
 // (The lengths of the new strings and of the attribute array are swept with
-// every other length by length_sweep_test.cc.)
+// every other length by c_api_lengths_test.cc.)
 #include <string>
 #include <vector>
 
