@@ -8,8 +8,8 @@
 // (dictionary_imports.h), the live-heap deltas (heap_deltas.h) and the
 // endpoints (endpoints.h). It owns the options, the memory cap and the
 // order of the steps of an add; the sampler's path is profile_add.cc, the
-// rest (lifetime, copies, reading) profile.cc. The encoder (pprof_encoder.h)
-// reads the tables and the aggregate directly.
+// rest (lifetime, copies, reading) profile.cc. The encoders read the parts
+// directly, through Parts() (profile_parts.h).
 #ifndef STACKREC_SRC_PROFILE_PROFILE_H_
 #define STACKREC_SRC_PROFILE_PROFILE_H_
 
@@ -34,6 +34,7 @@
 #include "input/upscaling.h"
 #include "profile/dictionary_imports.h"
 #include "profile/endpoints.h"
+#include "profile/profile_parts.h"
 #include "tables/aggregate.h"
 #include "tables/heap_deltas.h"
 #include "tables/records.h"
@@ -213,7 +214,11 @@ class Profile {
   // and went to the storage-full pseudo-stack instead.
   uint64_t samples_over_memory() const { return samples_over_memory_; }
 
-  // ---- Read side, for the encoder and for tests --------------------------
+  // ---- Read side ------------------------------------------------------------
+  // The parts themselves, for the encoders (and tests) that read them.
+  ProfileParts Parts() const {
+    return {options_, upscaling_, tables_, aggregate_, endpoints_, ids_, start_ns_};
+  }
   const ProfileOptions& options() const { return options_; }
   // Number of values stored per sample: the enabled sample types.
   size_t stored_values() const { return aggregate_.width(); }
@@ -263,16 +268,6 @@ class Profile {
   StringId trace_endpoint_key() const { return ids_.trace_endpoint_key; }
 
  private:
-  // String ids of what the encoder writes from the options, and of the
-  // well-known label keys, interned at every (re)start so that encoding
-  // never adds a string (0: unset).
-  struct OptionStrings {
-    std::vector<std::pair<StringId, StringId>> sample_types;
-    std::pair<StringId, StringId> period_type;
-    StringId default_sample_type = 0, drop_frames = 0, keep_frames = 0;
-    std::vector<StringId> comments;
-    StringId end_timestamp_key = 0, local_root_span_id_key = 0, trace_endpoint_key = 0;
-  };
   // What the sampler's path reuses from call to call, so that it does not
   // allocate once warmed up.
   struct Scratch {
