@@ -9,17 +9,17 @@
 
 namespace stackrec {
 
-EncodePlan::EncodePlan(const Profile& p, const SampleSelection* selection)
+EncodePlan::EncodePlan(const ProfileParts& p, const SampleSelection* selection)
     : p_(p),
       selection_(selection),
-      strings_(p.strings().size()),
-      mappings_(p.mappings().size()),
-      functions_(p.functions().size()),
-      locations_(p.locations().size()),
-      stack_uses_(p.stacks().size(), 0),
-      label_marked_(p.label_sets().size(), 0),
-      label_endpoint_(p.label_sets().size(), 0),
-      mapping_flags_(p.mappings().size(), 0),
+      strings_(p.tables.strings().size()),
+      mappings_(p.tables.mappings().size()),
+      functions_(p.tables.functions().size()),
+      locations_(p.tables.locations().size()),
+      stack_uses_(p.tables.stacks().size(), 0),
+      label_marked_(p.tables.label_sets().size(), 0),
+      label_endpoint_(p.tables.label_sets().size(), 0),
+      mapping_flags_(p.tables.mappings().size(), 0),
       scaler_(p) {}
 
 void EncodePlan::Mark(absl::FunctionRef<void(uint32_t)> on_labels,
@@ -36,7 +36,7 @@ void EncodePlan::Mark(absl::FunctionRef<void(uint32_t)> on_labels,
 template <typename F>
 void EncodePlan::ForEachKey(F&& f) const {
   if (selection_ == nullptr) {
-    for (size_t i = 0; i < p_.key_count(); ++i) f(static_cast<uint32_t>(i));
+    for (size_t i = 0; i < p_.aggregate.key_count(); ++i) f(static_cast<uint32_t>(i));
   } else {
     for (uint32_t i : selection_->keys) f(i);
   }
@@ -45,17 +45,17 @@ void EncodePlan::ForEachKey(F&& f) const {
 void EncodePlan::OrderKeys() {
   // A counting sort by stack: the number of keys of each stack, then each
   // stack's first slot in keys_, then the keys.
-  TableVector<uint32_t> slot(p_.stacks().size(), 0);
+  TableVector<uint32_t> slot(p_.tables.stacks().size(), 0);
   TableVector<uint32_t> stacks;
   size_t n = 0;
   ForEachKey([&](uint32_t key) {
-    if (slot[p_.key_stack(key)]++ == 0) stacks.push_back(p_.key_stack(key));
+    if (slot[p_.aggregate.key_stack(key)]++ == 0) stacks.push_back(p_.aggregate.key_stack(key));
     ++n;
   });
   // Comparing the frames' internal ids is enough: what matters is that
   // equal root-side paths end up adjacent, not how siblings are ordered.
   std::sort(stacks.begin(), stacks.end(), [&](uint32_t a, uint32_t b) {
-    const absl::Span<const uint32_t> fa = p_.stacks().Get(a), fb = p_.stacks().Get(b);
+    const absl::Span<const uint32_t> fa = p_.tables.stacks().Get(a), fb = p_.tables.stacks().Get(b);
     return std::lexicographical_compare(fa.rbegin(), fa.rend(), fb.rbegin(), fb.rend());
   });
   uint32_t next = 0;
@@ -68,27 +68,27 @@ void EncodePlan::OrderKeys() {
   }
   keys_.resize(n);
   ForEachKey([&](uint32_t key) {
-    keys_[slot[p_.key_stack(key)]++] = {key, p_.key_labels(key)};
+    keys_[slot[p_.aggregate.key_stack(key)]++] = {key, p_.aggregate.key_labels(key)};
   });
 }
 
 void EncodePlan::MarkLocationParts(uint32_t id, absl::FunctionRef<void(uint32_t)> on_mapping) {
-  const Location& loc = p_.locations().Get(id);
+  const Location& loc = p_.tables.locations().Get(id);
   if (functions_.Mark(loc.function)) {
-    const Function& fn = p_.functions().Get(loc.function);
+    const Function& fn = p_.tables.functions().Get(loc.function);
     strings_.Mark(fn.name);
     strings_.Mark(fn.system_name);
     strings_.Mark(fn.filename);
   }
   if (mappings_.Mark(loc.mapping)) {
-    strings_.Mark(p_.mappings().Get(loc.mapping).filename);
+    strings_.Mark(p_.tables.mappings().Get(loc.mapping).filename);
     on_mapping(loc.mapping);
   }
   if (loc.mapping != 0) {
     uint8_t& flags = mapping_flags_[loc.mapping];
     if (loc.function != 0) {
       flags |= kHasFunctions;
-      if (p_.functions().Get(loc.function).filename != 0) flags |= kHasFilenames;
+      if (p_.tables.functions().Get(loc.function).filename != 0) flags |= kHasFilenames;
     }
     if (loc.line != 0) flags |= kHasLines;
   }
@@ -99,7 +99,7 @@ uint32_t EncodePlan::GroupId(absl::Span<const uint32_t> run,
   std::vector<uint32_t> members(run.begin(), run.end());
   GrowBeforeInsert(group_ids_);
   auto [it, inserted] = group_ids_.try_emplace(
-      members, static_cast<uint32_t>(p_.locations().size() + groups_.size()));
+      members, static_cast<uint32_t>(p_.tables.locations().size() + groups_.size()));
   if (inserted) {
     groups_.push_back(std::move(members));
     locations_.Mark(it->second);
@@ -111,15 +111,15 @@ uint32_t EncodePlan::GroupId(absl::Span<const uint32_t> run,
 void EncodePlan::MarkStack(uint32_t stack, absl::FunctionRef<void(uint32_t)> on_mapping) {
   if (stack_uses_[stack]++ != 0) return;
   marked_stacks_.push_back(stack);
-  const absl::Span<const uint32_t> frames = p_.stacks().Get(stack);
+  const absl::Span<const uint32_t> frames = p_.tables.stacks().Get(stack);
   std::vector<uint32_t>* grouped = nullptr;
   for (size_t i = 0; i < frames.size(); ++i) {
     uint32_t id = frames[i];
-    if (p_.locations().Get(id).inlined) {
+    if (p_.tables.locations().Get(id).inlined) {
       // frames[i..end] is inlined into frames[end] (Profile::Add checked
       // they share one address): one output location.
       size_t end = i;
-      while (end + 1 < frames.size() && p_.locations().Get(frames[end]).inlined) ++end;
+      while (end + 1 < frames.size() && p_.tables.locations().Get(frames[end]).inlined) ++end;
       if (grouped == nullptr) {
         GrowBeforeInsert(grouped_stacks_);
         grouped = &grouped_stacks_[stack];
@@ -146,23 +146,23 @@ absl::Span<const uint32_t> EncodePlan::OutputFrames(uint32_t stack) const {
   if (!grouped_stacks_.empty()) {
     if (auto it = grouped_stacks_.find(stack); it != grouped_stacks_.end()) return it->second;
   }
-  return p_.stacks().Get(stack);
+  return p_.tables.stacks().Get(stack);
 }
 
 bool EncodePlan::MarkLabels(uint32_t labels) {
   if (label_marked_[labels] != 0) return false;
   label_marked_[labels] = 1;
   ++label_sets_used_;
-  const absl::Span<const Label> set = p_.label_sets().Get(labels);
-  const StringId span_key = p_.local_root_span_id_key();
-  const StringId endpoint_key = p_.trace_endpoint_key();
+  const absl::Span<const Label> set = p_.tables.label_sets().Get(labels);
+  const StringId span_key = p_.ids.local_root_span_id_key;
+  const StringId endpoint_key = p_.ids.trace_endpoint_key;
   StringId endpoint = 0;
   bool has_endpoint_label = false;
   for (const Label& l : set) {
     if (l.key == endpoint_key) has_endpoint_label = true;
     if (l.key == span_key && l.str == 0) {
-      auto it = p_.endpoints().find(static_cast<uint64_t>(l.num));
-      if (it != p_.endpoints().end()) endpoint = it->second;
+      auto it = p_.endpoints.by_span().find(static_cast<uint64_t>(l.num));
+      if (it != p_.endpoints.by_span().end()) endpoint = it->second;
     }
   }
   if (has_endpoint_label) endpoint = 0;  // the caller's own label wins

@@ -3,10 +3,10 @@
 //
 // What a serialization writes, whatever the format: the samples (all of a
 // profile's, or a selection of them), in writing order, and everything they
-// reach, numbered densely. Both encoders (pprof_encoder.h, otlp_encoder.h)
-// build one from the profile's read side and then write it their way; the
-// plan holds what the formats share so that the two cannot drift apart on
-// which samples, frames or labels a profile holds.
+// reach, numbered densely. The driver (encode_driver.h) builds one from the
+// profile's parts (profile_parts.h) and each format's writer writes it its
+// way; the plan holds what the formats share so that the two cannot drift
+// apart on which samples, frames or labels a profile holds.
 //
 // The plan:
 //  - orders the aggregated keys by stack, the stacks sorted from their root
@@ -35,7 +35,7 @@
 #include "base/table_memory.h"
 #include "encode/dense_ids.h"
 #include "encode/sample_scaler.h"
-#include "profile/profile.h"
+#include "profile/profile_parts.h"
 
 namespace stackrec {
 
@@ -65,7 +65,7 @@ class EncodePlan {
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
   // `selection` nullptr writes every sample; else it must outlive the plan.
-  EncodePlan(const Profile& p, const SampleSelection* selection);
+  EncodePlan(const ProfileParts& p, const SampleSelection* selection);
   EncodePlan(const EncodePlan&) = delete;
   EncodePlan& operator=(const EncodePlan&) = delete;
 
@@ -99,19 +99,24 @@ class EncodePlan {
     // keys_ is not in the profile's order: fetch the values of the key a
     // few samples ahead, which would otherwise miss the cache.
     constexpr size_t kAhead = 8;
+    const Aggregate& samples = p_.aggregate;
     size_t k = 0;
     for (const StackRun& run : stack_runs_) {
       for (; k < run.end; ++k) {
-        if (k + kAhead < keys_.size()) __builtin_prefetch(p_.key_values(keys_[k + kAhead].key));
-        f(run.stack, keys_[k].labels, p_.key_values(keys_[k].key), int64_t{0});
+        if (k + kAhead < keys_.size()) {
+          __builtin_prefetch(samples.key_values(keys_[k + kAhead].key));
+        }
+        f(run.stack, keys_[k].labels, samples.key_values(keys_[k].key), int64_t{0});
       }
     }
   }
   template <typename F>
   void ForEachTimed(F&& f) const {
     if (selection_ != nullptr && !selection_->timed) return;
-    for (size_t i = 0; i < p_.timed_count(); ++i) {
-      f(p_.timed_stack(i), p_.timed_labels(i), p_.timed_values(i), p_.timed_timestamp(i));
+    const Aggregate& samples = p_.aggregate;
+    for (size_t i = 0; i < samples.timed_count(); ++i) {
+      f(samples.timed_stack(i), samples.timed_labels(i), samples.timed_values(i),
+        samples.timed_timestamp(i));
     }
   }
   const SampleSelection* selection() const { return selection_; }
@@ -130,9 +135,9 @@ class EncodePlan {
   // Whether location id `id` (of locations()) is an inline group, and its
   // frames, callee first: the group shares its last frame's address and
   // mapping.
-  bool IsGroup(uint32_t id) const { return id >= p_.locations().size(); }
+  bool IsGroup(uint32_t id) const { return id >= p_.tables.locations().size(); }
   const std::vector<uint32_t>& GroupMembers(uint32_t id) const {
-    return groups_[id - p_.locations().size()];
+    return groups_[id - p_.tables.locations().size()];
   }
   // The stacks the samples use, in order of first use, and by how many.
   const TableVector<uint32_t>& marked_stacks() const { return marked_stacks_; }
@@ -175,7 +180,8 @@ class EncodePlan {
   bool MarkLabels(uint32_t labels);
   void NumberLocations();
 
-  const Profile& p_;
+  // By value, so that a part is one load away (see profile_parts.h).
+  const ProfileParts p_;
   const SampleSelection* selection_;
   DenseIds strings_, mappings_, functions_, locations_;
   TableVector<uint64_t> stack_uses_;  // samples written per stack
@@ -183,7 +189,7 @@ class EncodePlan {
   TableVector<KeyRef> keys_;
   TableVector<StackRun> stack_runs_;
   // Inline runs: the members of group g, whose id in locations_ is
-  // p_.locations().size() + g, and the group of each run seen.
+  // p_.tables.locations().size() + g, and the group of each run seen.
   std::vector<std::vector<uint32_t>> groups_;
   absl::flat_hash_map<std::vector<uint32_t>, uint32_t> group_ids_;
   // Stacks with inline runs: the ids to write instead of the stack's own.

@@ -13,15 +13,17 @@
 
 #include "absl/types/span.h"
 #include "base/table_memory.h"
-#include "profile/profile.h"
+#include "input/upscaling.h"
+#include "profile/profile_parts.h"
 #include "tables/records.h"
 
 namespace stackrec {
 
 class SampleScaler {
  public:
-  // For the rules `profile` has now; they must not change while this lives.
-  explicit SampleScaler(const Profile& profile);
+  // For the rules the profile of `parts` has now; they must not change
+  // while this lives.
+  explicit SampleScaler(const ProfileParts& parts);
   // Notes which rules match label set `labels` of content `set`; called
   // for each label set before Scaled is asked of it.
   void MatchLabels(uint32_t labels, absl::Span<const Label> set);
@@ -31,7 +33,8 @@ class SampleScaler {
   const int64_t* Scaled(uint32_t labels, const int64_t* values) const;
 
  private:
-  const Profile& p_;
+  const std::vector<UpscalingRule>& rules_;
+  const size_t width_;  // values per sample
   // The rules matching every sample, and each rule's label as string ids
   // (key 0: matches no label set here).
   uint64_t unconditional_rules_ = 0;

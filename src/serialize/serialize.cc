@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/saturating.h"
+#include "encode/encode_driver.h"
 #include "encode/otlp/otlp_encoder.h"
 #include "encode/pprof/pprof_encoder.h"
 
@@ -15,9 +16,9 @@ namespace stackrec {
 
 Status Encode(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
               TableString* out, EncodeStats* stats, const SampleSelection* selection) {
-  return options.format == Format::kOtlp
-             ? EncodeOtlp(profile, options, end_ns, out, stats, selection)
-             : EncodePprof(profile, options, end_ns, out, stats, selection);
+  return EncodeProfile(profile.Parts(), options, end_ns, selection,
+                       options.format == Format::kOtlp ? MakeOtlpWriter : MakePprofWriter, out,
+                       stats);
 }
 
 Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int64_t end_ns,
@@ -30,12 +31,13 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
   if (size <= limit) return OkStatus();
 
   // Heaviest first, so that what is kept is what matters most.
-  const size_t n = profile.key_count();
-  const size_t values = profile.stored_values();
+  const Aggregate& samples = profile.Parts().aggregate;
+  const size_t n = samples.key_count();
+  const size_t values = samples.width();
   std::vector<uint32_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
   auto weight = [&](uint32_t i) {
-    const int64_t v = profile.key_values(i)[0];
+    const int64_t v = samples.key_values(i)[0];
     return v == INT64_MIN ? INT64_MAX : (v < 0 ? -v : v);
   };
   std::stable_sort(order.begin(), order.end(),
@@ -58,13 +60,13 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
         selection.extra_values[k] = SaturatingAdd(selection.extra_values[k], v[k]);
       }
     };
-    for (size_t i = keep; i < n; ++i) add(profile.key_values(order[i]));
-    for (size_t i = 0; i < profile.timed_count(); ++i) add(profile.timed_values(i));
+    for (size_t i = keep; i < n; ++i) add(samples.key_values(order[i]));
+    for (size_t i = 0; i < samples.timed_count(); ++i) add(samples.timed_values(i));
     out->resize(start);
     STACKREC_RETURN_IF_ERROR(Encode(profile, options, end_ns, out, stats, &selection));
     size = out->size() - start;
     if (size <= limit) {
-      stats->samples_left_out = (n - keep) + profile.timed_count();
+      stats->samples_left_out = (n - keep) + samples.timed_count();
       return OkStatus();
     }
     if (keep == 0) break;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// One serialization of a profile, whatever the format: the encoder the
-// options choose (pprof_encoder.h or otlp_encoder.h), the output limit, the
-// timing and the figures stackrec_encoded_stats reports. Both formats keep
-// the same output limit the same way: the same samples are kept and the
-// same pseudo-sample sums the others, so a profile over its limit says the
-// same thing in either.
+// One serialization of a profile, whatever the format: the format's writer
+// the options choose (pprof_encoder.h or otlp_encoder.h), run by the
+// encoding driver (encode_driver.h), the output limit, the timing and the
+// figures stackrec_encoded_stats reports. Both formats keep the same output
+// limit the same way: the same samples are kept and the same pseudo-sample
+// sums the others, so a profile over its limit says the same thing in
+// either.
 #ifndef STACKREC_SRC_SERIALIZE_SERIALIZE_H_
 #define STACKREC_SRC_SERIALIZE_SERIALIZE_H_
 
@@ -21,8 +22,8 @@
 
 namespace stackrec {
 
-// Appends the encoding of `profile` in options.format to *out (EncodePprof
-// or EncodeOtlp).
+// Appends the encoding of `profile` in options.format to *out
+// (EncodeProfile with that format's writer).
 Status Encode(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
               TableString* out, EncodeStats* stats, const SampleSelection* selection = nullptr);
 

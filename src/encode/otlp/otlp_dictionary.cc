@@ -23,15 +23,15 @@ constexpr size_t kZeroLinkSize = (2 + kTraceIdBytes) + (2 + kSpanIdBytes);
 
 }  // namespace
 
-OtlpDictionary::OtlpDictionary(const Profile& p, const SampleSelection* selection)
+OtlpDictionary::OtlpDictionary(const ProfileParts& p, EncodePlan* plan)
     : p_(p),
-      plan_(p, selection),
-      label_start_(p.label_sets().size(), 0),
-      label_size_(p.label_sets().size(), 0) {}
+      plan_(*plan),
+      label_start_(p.tables.label_sets().size(), 0),
+      label_size_(p.tables.label_sets().size(), 0) {}
 
 uint32_t OtlpDictionary::Ref(absl::string_view s) {
   // A key the profile interned (a label of that name) is that string.
-  if (const StringId id = p_.strings().Find(s); id != 0) {
+  if (const StringId id = p_.tables.strings().Find(s); id != 0) {
     plan_.strings().Mark(id);
     return id;
   }
@@ -65,10 +65,10 @@ void OtlpDictionary::AddLabelSet(uint32_t labels) {
   DenseIds& strings = plan_.strings();
   scratch_.clear();
   if (const StringId endpoint = plan_.endpoint(labels); endpoint != 0) {
-    strings.Mark(p_.trace_endpoint_key());
-    scratch_.push_back(AttributeIndex({Kind::kString, p_.trace_endpoint_key(), endpoint, 0, 0}));
+    strings.Mark(p_.ids.trace_endpoint_key);
+    scratch_.push_back(AttributeIndex({Kind::kString, p_.ids.trace_endpoint_key, endpoint, 0, 0}));
   }
-  for (const Label& l : p_.label_sets().Get(labels)) {
+  for (const Label& l : p_.tables.label_sets().Get(labels)) {
     strings.Mark(l.key);
     strings.Mark(l.num_unit);
     scratch_.push_back(l.str != 0 ? AttributeIndex({Kind::kString, l.key, l.str, 0, l.num_unit})
@@ -80,7 +80,7 @@ void OtlpDictionary::AddLabelSet(uint32_t labels) {
 
 void OtlpDictionary::BuildMappingAttributes() {
   for (uint32_t id : plan_.mappings().order()) {
-    const Mapping& m = p_.mappings().Get(id);
+    const Mapping& m = p_.tables.mappings().Get(id);
     const uint8_t flags = plan_.mapping_flags(id);
     scratch_.clear();
     if (m.build_id != 0) {
@@ -103,35 +103,35 @@ void OtlpDictionary::BuildMappingAttributes() {
 void OtlpDictionary::Build() {
   DenseIds& strings = plan_.strings();
   // Sample types first, so their strings open the string table, as in pprof.
-  const ProfileOptions& o = p_.options();
+  const ProfileOptions& o = p_.options;
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
     if (!o.enabled[i]) continue;
-    strings.Mark(p_.sample_type_ids()[i].first);
-    strings.Mark(p_.sample_type_ids()[i].second);
+    strings.Mark(p_.ids.sample_types[i].first);
+    strings.Mark(p_.ids.sample_types[i].second);
   }
   plan_.Mark([&](uint32_t labels) { AddLabelSet(labels); }, [](uint32_t) {});
   if (!o.period_type.type.empty()) {
-    strings.Mark(p_.period_type_ids().first);
-    strings.Mark(p_.period_type_ids().second);
+    strings.Mark(p_.ids.period_type.first);
+    strings.Mark(p_.ids.period_type.second);
   }
   BuildMappingAttributes();
   scratch_.clear();
-  if (!p_.comment_ids().empty()) {
+  if (!p_.ids.comments.empty()) {
     scratch_.push_back(AttributeIndex({Kind::kComments, Ref(kCommentKey), 0, 0, 0}));
   }
-  if (p_.drop_frames_id() != 0) {
+  if (p_.ids.drop_frames != 0) {
     scratch_.push_back(
-        AttributeIndex({Kind::kString, Ref(kDropFramesKey), p_.drop_frames_id(), 0, 0}));
+        AttributeIndex({Kind::kString, Ref(kDropFramesKey), p_.ids.drop_frames, 0, 0}));
   }
-  if (p_.keep_frames_id() != 0) {
+  if (p_.ids.keep_frames != 0) {
     scratch_.push_back(
-        AttributeIndex({Kind::kString, Ref(kKeepFramesKey), p_.keep_frames_id(), 0, 0}));
+        AttributeIndex({Kind::kString, Ref(kKeepFramesKey), p_.ids.keep_frames, 0, 0}));
   }
   Pack(scratch_, &profile_attributes_);
 
-  stack_index_.assign(p_.stacks().size(), 0);
+  stack_index_.assign(p_.tables.stacks().size(), 0);
   for (uint32_t stack : plan_.marked_stacks()) {
-    if (p_.stacks().Get(stack).empty()) continue;  // stack_table[0]
+    if (p_.tables.stacks().Get(stack).empty()) continue;  // stack_table[0]
     stacks_.push_back(stack);
     stack_index_[stack] = static_cast<uint32_t>(stacks_.size());
   }
@@ -151,7 +151,7 @@ void OtlpDictionary::Build() {
   table(0, entries);
   table(kZeroLinkSize, 0);
   entries = 0;
-  for (uint32_t id : strings.order()) entries += LenFieldSize(p_.strings().Get(id).size());
+  for (uint32_t id : strings.order()) entries += LenFieldSize(p_.tables.strings().Get(id).size());
   for (absl::string_view s : extra_) entries += LenFieldSize(s.size());
   table(0, entries);
   entries = 0;
@@ -166,7 +166,7 @@ void OtlpDictionary::Build() {
 size_t OtlpDictionary::AnyValueSize(const Attribute& a) const {
   switch (a.kind) {
     case Kind::kString:
-      return LenFieldSize(p_.strings().Get(a.str).size());
+      return LenFieldSize(p_.tables.strings().Get(a.str).size());
     case Kind::kInt:  // written even when 0: an empty AnyValue is no value
       return 1 + VarintSize(static_cast<uint64_t>(a.num));
     case Kind::kBool:
@@ -179,8 +179,8 @@ size_t OtlpDictionary::AnyValueSize(const Attribute& a) const {
 
 size_t OtlpDictionary::CommentsSize() const {
   size_t values = 0;
-  for (StringId id : p_.comment_ids()) {
-    values += LenFieldSize(LenFieldSize(p_.strings().Get(id).size()));
+  for (StringId id : p_.ids.comments) {
+    values += LenFieldSize(LenFieldSize(p_.tables.strings().Get(id).size()));
   }
   return values;
 }
@@ -190,14 +190,14 @@ size_t OtlpDictionary::AttributeSize(const Attribute& a) const {
 }
 
 size_t OtlpDictionary::MappingSize(uint32_t id) const {
-  const Mapping& m = p_.mappings().Get(id);
+  const Mapping& m = p_.tables.mappings().Get(id);
   const size_t attributes = mapping_attributes_[plan_.mappings()[id] - 1].size();
   return FieldSize(m.memory_start) + FieldSize(m.memory_limit) + FieldSize(m.file_offset) +
          FieldSize(StrIndex(m.filename)) + (attributes == 0 ? 0 : LenFieldSize(attributes));
 }
 
 size_t OtlpDictionary::LineSize(uint32_t location) const {
-  const Location& loc = p_.locations().Get(location);
+  const Location& loc = p_.tables.locations().Get(location);
   return FieldSize(plan_.functions()[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
 }
 
@@ -206,16 +206,16 @@ size_t OtlpDictionary::LocationSize(uint32_t id) const {
   // per frame with a function, callee first.
   const absl::Span<const uint32_t> members =
       plan_.IsGroup(id) ? absl::MakeConstSpan(plan_.GroupMembers(id)) : absl::MakeConstSpan(&id, 1);
-  const Location& caller = p_.locations().Get(members.back());
+  const Location& caller = p_.tables.locations().Get(members.back());
   size_t size = FieldSize(plan_.mappings()[caller.mapping]) + FieldSize(caller.address);
   for (uint32_t member : members) {
-    if (p_.locations().Get(member).function != 0) size += LenFieldSize(LineSize(member));
+    if (p_.tables.locations().Get(member).function != 0) size += LenFieldSize(LineSize(member));
   }
   return size;
 }
 
 size_t OtlpDictionary::FunctionSize(uint32_t id) const {
-  const Function& fn = p_.functions().Get(id);
+  const Function& fn = p_.tables.functions().Get(id);
   return FieldSize(StrIndex(fn.name)) + FieldSize(StrIndex(fn.system_name)) +
          FieldSize(StrIndex(fn.filename)) + FieldSize(static_cast<uint64_t>(fn.start_line));
 }
@@ -229,7 +229,7 @@ size_t OtlpDictionary::StackBytes(uint32_t stack) const {
 void OtlpDictionary::WriteAnyValue(CodedOutputStream* out, const Attribute& a) const {
   switch (a.kind) {
     case Kind::kString:
-      wire::WriteBytesField(out, otlp::kAnyValueString, p_.strings().Get(a.str));
+      wire::WriteBytesField(out, otlp::kAnyValueString, p_.tables.strings().Get(a.str));
       return;
     case Kind::kInt:
       out->WriteTag(wire::Tag(otlp::kAnyValueInt, wire::kVarint));
@@ -241,8 +241,8 @@ void OtlpDictionary::WriteAnyValue(CodedOutputStream* out, const Attribute& a) c
       return;
     case Kind::kComments: {
       WriteLenHeader(out, otlp::kAnyValueArray, CommentsSize());
-      for (StringId id : p_.comment_ids()) {
-        const absl::string_view s = p_.strings().Get(id);
+      for (StringId id : p_.ids.comments) {
+        const absl::string_view s = p_.tables.strings().Get(id);
         WriteLenHeader(out, otlp::kArrayValueValues, LenFieldSize(s.size()));
         wire::WriteBytesField(out, otlp::kAnyValueString, s);
       }
@@ -254,12 +254,12 @@ void OtlpDictionary::WriteAnyValue(CodedOutputStream* out, const Attribute& a) c
 void OtlpDictionary::WriteLocation(CodedOutputStream* out, uint32_t id) const {
   const absl::Span<const uint32_t> members =
       plan_.IsGroup(id) ? absl::MakeConstSpan(plan_.GroupMembers(id)) : absl::MakeConstSpan(&id, 1);
-  const Location& caller = p_.locations().Get(members.back());
+  const Location& caller = p_.tables.locations().Get(members.back());
   WriteLenHeader(out, otlp::kDictionaryLocations, LocationSize(id));
   WriteVarintField(out, otlp::kLocationMapping, plan_.mappings()[caller.mapping]);
   WriteVarintField(out, otlp::kLocationAddress, caller.address);
   for (uint32_t member : members) {
-    const Location& loc = p_.locations().Get(member);
+    const Location& loc = p_.tables.locations().Get(member);
     if (loc.function == 0) continue;
     WriteLenHeader(out, otlp::kLocationLines, LineSize(member));
     WriteVarintField(out, otlp::kLineFunction, plan_.functions()[loc.function]);
@@ -270,7 +270,7 @@ void OtlpDictionary::WriteLocation(CodedOutputStream* out, uint32_t id) const {
 void OtlpDictionary::Write(CodedOutputStream* out) const {
   WriteLenHeader(out, otlp::kDictionaryMappings, 0);
   for (uint32_t id : plan_.mappings().order()) {
-    const Mapping& m = p_.mappings().Get(id);
+    const Mapping& m = p_.tables.mappings().Get(id);
     const std::vector<uint8_t>& attributes = mapping_attributes_[plan_.mappings()[id] - 1];
     WriteLenHeader(out, otlp::kDictionaryMappings, MappingSize(id));
     WriteVarintField(out, otlp::kMappingMemoryStart, m.memory_start);
@@ -288,7 +288,7 @@ void OtlpDictionary::Write(CodedOutputStream* out) const {
 
   WriteLenHeader(out, otlp::kDictionaryFunctions, 0);
   for (uint32_t id : plan_.functions().order()) {
-    const Function& fn = p_.functions().Get(id);
+    const Function& fn = p_.tables.functions().Get(id);
     WriteLenHeader(out, otlp::kDictionaryFunctions, FunctionSize(id));
     WriteVarintField(out, otlp::kFunctionName, StrIndex(fn.name));
     WriteVarintField(out, otlp::kFunctionSystemName, StrIndex(fn.system_name));
@@ -303,7 +303,7 @@ void OtlpDictionary::Write(CodedOutputStream* out) const {
 
   WriteLenHeader(out, otlp::kDictionaryStrings, 0);
   for (uint32_t id : plan_.strings().order()) {
-    wire::WriteBytesField(out, otlp::kDictionaryStrings, p_.strings().Get(id));
+    wire::WriteBytesField(out, otlp::kDictionaryStrings, p_.tables.strings().Get(id));
   }
   for (absl::string_view s : extra_) wire::WriteBytesField(out, otlp::kDictionaryStrings, s);
 

@@ -31,7 +31,7 @@
 #include "base/table_memory.h"
 #include "encode/encode_plan.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "profile/profile.h"
+#include "profile/profile_parts.h"
 
 namespace stackrec {
 
@@ -47,7 +47,8 @@ inline constexpr absl::string_view kDefaultSampleTypeKey = "pprof.scope.default_
 
 class OtlpDictionary {
  public:
-  explicit OtlpDictionary(const Profile& p, const SampleSelection* selection);
+  // Over `plan`, which it marks, and which must outlive it.
+  OtlpDictionary(const ProfileParts& p, EncodePlan* plan);
   OtlpDictionary(const OtlpDictionary&) = delete;
   OtlpDictionary& operator=(const OtlpDictionary&) = delete;
 
@@ -115,8 +116,8 @@ class OtlpDictionary {
   void WriteAnyValue(google::protobuf::io::CodedOutputStream* out, const Attribute& a) const;
   void WriteLocation(google::protobuf::io::CodedOutputStream* out, uint32_t id) const;
 
-  const Profile& p_;
-  EncodePlan plan_;
+  const ProfileParts p_;  // by value (see profile_parts.h)
+  EncodePlan& plan_;
   std::vector<absl::string_view> extra_;
   absl::flat_hash_map<absl::string_view, uint32_t> refs_;
   uint32_t extra_base_ = 0;  // the string index of extra_[0]

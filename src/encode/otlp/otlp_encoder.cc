@@ -3,6 +3,7 @@
 #include "encode/otlp/otlp_encoder.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -43,15 +44,16 @@ void WriteKeyValue(CodedOutputStream* out, uint32_t field, absl::string_view key
   wire::WriteBytesField(out, otlp::kAnyValueString, value);
 }
 
-class Encoder {
+class OtlpWriter final : public FormatWriter {
  public:
-  Encoder(const Profile& p, const SerializeOptions& options, int64_t end_ns,
-          const SampleSelection* selection)
-      : p_(p), options_(options.otlp), end_ns_(end_ns), dict_(p, selection) {}
+  OtlpWriter(const ProfileParts& p, const SerializeOptions& options, int64_t end_ns,
+             EncodePlan* plan)
+      : p_(p), options_(options.otlp), end_ns_(end_ns), dict_(p, plan) {}
 
   void Build();
-  void Write(CodedOutputStream* out) const;
-  void Count(EncodeStats* stats) const;
+  void Write(CodedOutputStream* out) const override;
+  uint64_t samples_written() const override { return rows_.size() + groups_.size(); }
+  uint64_t strings_written() const override { return dict_.strings_written(); }
 
  private:
   // An untimed sample, read from the profile once: its stack_table index,
@@ -92,7 +94,7 @@ class Encoder {
   template <typename Put>
   void Emit(CodedOutputStream* out, size_t bytes, Put&& put) const;
 
-  const Profile& p_;
+  const ProfileParts p_;  // by value (see profile_parts.h)
   const OtlpOptions& options_;
   const int64_t end_ns_;
   OtlpDictionary dict_;
@@ -107,7 +109,7 @@ class Encoder {
   mutable std::vector<uint8_t> scratch_;
 };
 
-void Encoder::GroupTimed() {
+void OtlpWriter::GroupTimed() {
   absl::flat_hash_map<uint64_t, size_t> group_of;
   dict_.plan().ForEachTimed([&](uint32_t stack, uint32_t labels, const int64_t* values,
                                 int64_t ts) {
@@ -119,7 +121,7 @@ void Encoder::GroupTimed() {
   });
 }
 
-size_t Encoder::GroupValueBytes(const TimedGroup& g, size_t t) const {
+size_t OtlpWriter::GroupValueBytes(const TimedGroup& g, size_t t) const {
   size_t bytes = 0;
   for (const auto& [values, ts] : g.samples) {
     bytes += VarintSize(static_cast<uint64_t>(dict_.plan().Upscaled(g.labels, values)[t]));
@@ -127,11 +129,12 @@ size_t Encoder::GroupValueBytes(const TimedGroup& g, size_t t) const {
   return bytes;
 }
 
-void Encoder::ReadUntimed() {
+void OtlpWriter::ReadUntimed() {
   const size_t n = types_.size();
   values_.resize(n);
   const SampleSelection* selection = dict_.plan().selection();
-  const size_t rows = (selection == nullptr ? p_.key_count() : selection->keys.size()) + 1;
+  const size_t rows =
+      (selection == nullptr ? p_.aggregate.key_count() : selection->keys.size()) + 1;
   rows_.reserve(rows);
   for (TableVector<int64_t>& column : values_) column.reserve(rows);
   dict_.plan().ForEachUntimed([&](uint32_t stack, uint32_t labels, const int64_t* recorded,
@@ -143,7 +146,7 @@ void Encoder::ReadUntimed() {
   });
 }
 
-void Encoder::SizeSamples() {
+void OtlpWriter::SizeSamples() {
   const size_t n = types_.size();
   samples_bytes_.assign(n, 0);
   for (size_t t = 0; t < n; ++t) {
@@ -163,11 +166,11 @@ void Encoder::SizeSamples() {
   }
 }
 
-void Encoder::Build() {
+void OtlpWriter::Build() {
   dict_.Build();
-  const ProfileOptions& o = p_.options();
+  const ProfileOptions& o = p_.options;
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
-    if (o.enabled[i]) types_.push_back(p_.sample_type_ids()[i]);
+    if (o.enabled[i]) types_.push_back(p_.ids.sample_types[i]);
   }
   GroupTimed();
   ReadUntimed();
@@ -186,49 +189,49 @@ void Encoder::Build() {
   scope_version_ = options_.scope_name.empty() ? kStackrecVersion : options_.scope_version;
 }
 
-size_t Encoder::ProfileSize(size_t t) const {
+size_t OtlpWriter::ProfileSize(size_t t) const {
   auto value_type = [&](std::pair<StringId, StringId> type) {
     return LenFieldSize(FieldSize(dict_.StrIndex(type.first)) +
                         FieldSize(dict_.StrIndex(type.second)));
   };
   size_t size = value_type(types_[t]) + samples_bytes_[t];
-  if (p_.start_ns() != 0) size += 1 + 8;
-  size += FieldSize(static_cast<uint64_t>(end_ns_ - p_.start_ns()));
-  if (!p_.options().period_type.type.empty()) size += value_type(p_.period_type_ids());
-  size += FieldSize(static_cast<uint64_t>(p_.options().period));
+  if (p_.start_ns != 0) size += 1 + 8;
+  size += FieldSize(static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  if (!p_.options.period_type.type.empty()) size += value_type(p_.ids.period_type);
+  size += FieldSize(static_cast<uint64_t>(p_.options.period));
   const size_t attributes = dict_.ProfileAttributes().size();
   if (attributes != 0) size += LenFieldSize(attributes);
   return size;
 }
 
-size_t Encoder::ScopeSize() const {
+size_t OtlpWriter::ScopeSize() const {
   size_t size = LenFieldSize(scope_name_.size());
   if (!scope_version_.empty()) size += LenFieldSize(scope_version_.size());
-  if (p_.default_sample_type_id() != 0) {
+  if (p_.ids.default_sample_type != 0) {
     size += LenFieldSize(KeyValueSize(kDefaultSampleTypeKey,
-                                      p_.strings().Get(p_.default_sample_type_id())));
+                                      p_.tables.strings().Get(p_.ids.default_sample_type)));
   }
   return size;
 }
 
-size_t Encoder::ScopeProfilesSize() const {
+size_t OtlpWriter::ScopeProfilesSize() const {
   size_t size = LenFieldSize(ScopeSize());
   for (size_t t = 0; t < types_.size(); ++t) size += LenFieldSize(ProfileSize(t));
   return size;
 }
 
-size_t Encoder::ResourceSize() const {
+size_t OtlpWriter::ResourceSize() const {
   size_t size = 0;
   for (const auto& [key, value] : resource_) size += LenFieldSize(KeyValueSize(key, value));
   return size;
 }
 
-size_t Encoder::ResourceProfilesSize() const {
+size_t OtlpWriter::ResourceProfilesSize() const {
   return LenFieldSize(ResourceSize()) + LenFieldSize(ScopeProfilesSize());
 }
 
 template <typename Put>
-void Encoder::Emit(CodedOutputStream* out, size_t bytes, Put&& put) const {
+void OtlpWriter::Emit(CodedOutputStream* out, size_t bytes, Put&& put) const {
   if (uint8_t* dst = out->GetDirectBufferForNBytesAndAdvance(static_cast<int>(bytes))) {
     put(dst);
     return;
@@ -238,7 +241,7 @@ void Encoder::Emit(CodedOutputStream* out, size_t bytes, Put&& put) const {
   out->WriteRaw(scratch_.data(), static_cast<int>(bytes));
 }
 
-void Encoder::WriteSample(CodedOutputStream* out, const Row& row, int64_t value) const {
+void OtlpWriter::WriteSample(CodedOutputStream* out, const Row& row, int64_t value) const {
   const absl::Span<const uint8_t> attributes = dict_.LabelAttributes(row.labels);
   const size_t value_bytes = VarintSize(static_cast<uint64_t>(value));
   const size_t size = row.key_bytes + LenFieldSize(value_bytes);
@@ -255,7 +258,7 @@ void Encoder::WriteSample(CodedOutputStream* out, const Row& row, int64_t value)
   });
 }
 
-void Encoder::WriteGroup(CodedOutputStream* out, const TimedGroup& g, size_t t) const {
+void OtlpWriter::WriteGroup(CodedOutputStream* out, const TimedGroup& g, size_t t) const {
   const absl::Span<const uint8_t> attributes = dict_.LabelAttributes(g.labels);
   const size_t value_bytes = GroupValueBytes(g, t);
   const size_t timestamp_bytes = 8 * g.samples.size();
@@ -281,29 +284,29 @@ void Encoder::WriteGroup(CodedOutputStream* out, const TimedGroup& g, size_t t) 
   });
 }
 
-void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
-                             std::pair<StringId, StringId> type) const {
+void OtlpWriter::WriteValueType(CodedOutputStream* out, uint32_t field,
+                                std::pair<StringId, StringId> type) const {
   const uint32_t name = dict_.StrIndex(type.first), unit = dict_.StrIndex(type.second);
   WriteLenHeader(out, field, FieldSize(name) + FieldSize(unit));
   WriteVarintField(out, otlp::kValueTypeType, name);
   WriteVarintField(out, otlp::kValueTypeUnit, unit);
 }
 
-void Encoder::WriteProfile(CodedOutputStream* out, size_t t) const {
+void OtlpWriter::WriteProfile(CodedOutputStream* out, size_t t) const {
   WriteLenHeader(out, otlp::kScopeProfilesProfiles, ProfileSize(t));
   WriteValueType(out, otlp::kProfileSampleType, types_[t]);
   for (size_t i = 0; i < rows_.size(); ++i) WriteSample(out, rows_[i], values_[t][i]);
   for (const TimedGroup& g : groups_) WriteGroup(out, g, t);
-  if (p_.start_ns() != 0) {
+  if (p_.start_ns != 0) {
     out->WriteTag(wire::Tag(otlp::kProfileTimeUnixNano, wire::kFixed64));
-    out->WriteLittleEndian64(static_cast<uint64_t>(p_.start_ns()));
+    out->WriteLittleEndian64(static_cast<uint64_t>(p_.start_ns));
   }
   WriteVarintField(out, otlp::kProfileDurationNano,
-                   static_cast<uint64_t>(end_ns_ - p_.start_ns()));
-  if (!p_.options().period_type.type.empty()) {
-    WriteValueType(out, otlp::kProfilePeriodType, p_.period_type_ids());
+                   static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  if (!p_.options.period_type.type.empty()) {
+    WriteValueType(out, otlp::kProfilePeriodType, p_.ids.period_type);
   }
-  WriteVarintField(out, otlp::kProfilePeriod, static_cast<uint64_t>(p_.options().period));
+  WriteVarintField(out, otlp::kProfilePeriod, static_cast<uint64_t>(p_.options.period));
   const absl::Span<const uint8_t> attributes = dict_.ProfileAttributes();
   if (!attributes.empty()) {
     WriteLenHeader(out, otlp::kProfileAttributeIndices, attributes.size());
@@ -311,7 +314,7 @@ void Encoder::WriteProfile(CodedOutputStream* out, size_t t) const {
   }
 }
 
-void Encoder::Write(CodedOutputStream* out) const {
+void OtlpWriter::Write(CodedOutputStream* out) const {
   WriteLenHeader(out, otlp::kRequestResourceProfiles, ResourceProfilesSize());
   WriteLenHeader(out, otlp::kResourceProfilesResource, ResourceSize());
   for (const auto& [key, value] : resource_) {
@@ -321,38 +324,23 @@ void Encoder::Write(CodedOutputStream* out) const {
   WriteLenHeader(out, otlp::kScopeProfilesScope, ScopeSize());
   wire::WriteBytesField(out, otlp::kScopeName, scope_name_);
   if (!scope_version_.empty()) wire::WriteBytesField(out, otlp::kScopeVersion, scope_version_);
-  if (p_.default_sample_type_id() != 0) {
+  if (p_.ids.default_sample_type != 0) {
     WriteKeyValue(out, otlp::kScopeAttributes, kDefaultSampleTypeKey,
-                  p_.strings().Get(p_.default_sample_type_id()));
+                  p_.tables.strings().Get(p_.ids.default_sample_type));
   }
   for (size_t t = 0; t < types_.size(); ++t) WriteProfile(out, t);
   WriteLenHeader(out, otlp::kRequestDictionary, dict_.ByteSize());
   dict_.Write(out);
 }
 
-void Encoder::Count(EncodeStats* stats) const {
-  stats->samples_written = rows_.size() + groups_.size();
-  const EncodePlan& plan = dict_.plan();
-  stats->locations_written = plan.locations().order().size();
-  stats->functions_written = plan.functions().order().size();
-  stats->mappings_written = plan.mappings().order().size();
-  stats->strings_written = dict_.strings_written();
-  stats->stacks_used = plan.marked_stacks().size();
-  stats->label_sets_used = plan.label_sets_used();
-}
-
 }  // namespace
 
-Status EncodeOtlp(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
-                  TableString* out, EncodeStats* stats, const SampleSelection* selection) {
-  Encoder encoder(profile, options, end_ns, selection);
-  encoder.Build();
-  uint64_t uncompressed_bytes = 0;
-  const Status status = WriteCompressed(
-      options, out, [&](CodedOutputStream* coded) { encoder.Write(coded); }, &uncompressed_bytes);
-  encoder.Count(stats);
-  stats->uncompressed_bytes = uncompressed_bytes;
-  return status;
+std::unique_ptr<FormatWriter> MakeOtlpWriter(const ProfileParts& parts,
+                                             const SerializeOptions& options, int64_t end_ns,
+                                             EncodePlan* plan) {
+  auto writer = std::make_unique<OtlpWriter>(parts, options, end_ns, plan);
+  writer->Build();
+  return writer;
 }
 
 }  // namespace stackrec

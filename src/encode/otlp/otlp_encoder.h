@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Writes a Profile as an OpenTelemetry profiles request (OTLP,
+// Writes a profile as an OpenTelemetry profiles request (OTLP,
 // opentelemetry-proto v1.11.0: collector.profiles.v1development.
 // ExportProfilesServiceRequest), field by field, through CodedOutputStream
 // into a compressor, as the pprof encoder does and from the same plan
@@ -18,22 +18,21 @@
 #define STACKREC_SRC_ENCODE_OTLP_OTLP_ENCODER_H_
 
 #include <cstdint>
+#include <memory>
 
-#include "base/status.h"
-#include "base/table_memory.h"
-#include "encode/compression.h"
+#include "encode/encode_driver.h"
 #include "encode/encode_plan.h"
-#include "profile/profile.h"
+#include "input/serialize_options.h"
+#include "profile/profile_parts.h"
 
 namespace stackrec {
 
-// Appends the compressed OTLP request of `profile` to *out; the profile
-// covers [profile.start_ns(), end_ns]. `options` must be valid. `selection`
-// nullptr writes every sample. *stats (all but samples_left_out) describes
-// what was written; samples_written counts the Samples of each Profile.
-Status EncodeOtlp(const Profile& profile, const SerializeOptions& options, int64_t end_ns,
-                  TableString* out, EncodeStats* stats,
-                  const SampleSelection* selection = nullptr);
+// The OTLP writer for EncodeProfile (encode_driver.h): the resource and
+// scope are options.otlp's. Its samples_written counts the Samples of
+// each Profile.
+std::unique_ptr<FormatWriter> MakeOtlpWriter(const ProfileParts& parts,
+                                             const SerializeOptions& options, int64_t end_ns,
+                                             EncodePlan* plan);
 
 }  // namespace stackrec
 

@@ -3,6 +3,7 @@
 #include "encode/pprof/pprof_encoder.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,24 +30,25 @@ using wire::WriteVarintField;
 
 constexpr size_t kUnsized = ~size_t{0};
 
-class Encoder {
+class PprofWriter final : public FormatWriter {
  public:
-  Encoder(const Profile& p, int64_t end_ns, const SampleSelection* selection)
+  PprofWriter(const ProfileParts& p, int64_t end_ns, EncodePlan* plan)
       : p_(p),
         end_ns_(end_ns),
-        plan_(p, selection),
+        plan_(*plan),
         strings_(plan_.strings()),
         mappings_(plan_.mappings()),
         functions_(plan_.functions()),
         locations_(plan_.locations()),
-        stack_bytes_(p.stacks().size(), kUnsized),
-        stack_start_(p.stacks().size(), 0),
-        label_bytes_(p.label_sets().size(), kUnsized) {}
+        stack_bytes_(p.tables.stacks().size(), kUnsized),
+        stack_start_(p.tables.stacks().size(), 0),
+        label_bytes_(p.tables.label_sets().size(), kUnsized) {}
 
   void MarkAll();
-  void Write(CodedOutputStream* out) const;
+  void Write(CodedOutputStream* out) const override;
   // Counts of what Write writes (after MarkAll).
-  void Count(EncodeStats* stats) const;
+  uint64_t samples_written() const override;
+  uint64_t strings_written() const override { return strings_.order().size() + 1; }
 
  private:
   // Encodes each marked stack's packed location ids once, into stack_ids_:
@@ -68,9 +70,9 @@ class Encoder {
   void WriteGroup(CodedOutputStream* out, uint32_t id) const;
   void WriteFunction(CodedOutputStream* out, uint32_t id) const;
 
-  const Profile& p_;
+  const ProfileParts p_;  // by value (see profile_parts.h)
   const int64_t end_ns_;
-  EncodePlan plan_;
+  EncodePlan& plan_;
   DenseIds& strings_;
   const DenseIds &mappings_, &functions_, &locations_;
   // Per stack: bytes of its packed location ids (kUnsized: not marked).
@@ -87,7 +89,7 @@ class Encoder {
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
 };
 
-void Encoder::EncodeStacks() {
+void PprofWriter::EncodeStacks() {
   size_t total = 0;
   for (uint32_t stack : plan_.marked_stacks()) {
     size_t bytes = 0;
@@ -107,16 +109,16 @@ void Encoder::EncodeStacks() {
   }
 }
 
-size_t Encoder::LabelSize(StringId key, StringId str, int64_t num,
-                          StringId unit) const {
+size_t PprofWriter::LabelSize(StringId key, StringId str, int64_t num,
+                              StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) +
                          FieldSize(strings_[unit]);
   return LenFieldSize(payload);
 }
 
-void Encoder::MarkLabels(uint32_t labels) {
-  const absl::Span<const Label> set = p_.label_sets().Get(labels);
+void PprofWriter::MarkLabels(uint32_t labels) {
+  const absl::Span<const Label> set = p_.tables.label_sets().Get(labels);
   for (const Label& l : set) {
     strings_.Mark(l.key);
     strings_.Mark(l.str);
@@ -124,56 +126,51 @@ void Encoder::MarkLabels(uint32_t labels) {
   }
   const StringId endpoint = plan_.endpoint(labels);
   if (endpoint != 0) {
-    strings_.Mark(p_.trace_endpoint_key());
+    strings_.Mark(p_.ids.trace_endpoint_key);
     strings_.Mark(endpoint);
   }
   // Sized once every string it writes has its output index: strings are
   // numbered in order of first use, and a label set's come all at once.
   size_t bytes = 0;
-  if (endpoint != 0) bytes += LabelSize(p_.trace_endpoint_key(), endpoint, 0, 0);
+  if (endpoint != 0) bytes += LabelSize(p_.ids.trace_endpoint_key, endpoint, 0, 0);
   for (const Label& l : set) bytes += LabelSize(l.key, l.str, l.num, l.num_unit);
   label_bytes_[labels] = bytes;
 }
 
-void Encoder::MarkAll() {
+void PprofWriter::MarkAll() {
   // Sample types first, so their strings open the string table.
-  const ProfileOptions& o = p_.options();
+  const ProfileOptions& o = p_.options;
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
     if (!o.enabled[i]) continue;
-    const auto [type, unit] = p_.sample_type_ids()[i];
+    const auto [type, unit] = p_.ids.sample_types[i];
     strings_.Mark(type);
     strings_.Mark(unit);
     sample_types_.emplace_back(type, unit);
   }
   plan_.Mark([&](uint32_t labels) { MarkLabels(labels); },
-             [&](uint32_t mapping) { strings_.Mark(p_.mappings().Get(mapping).build_id); });
+             [&](uint32_t mapping) {
+               strings_.Mark(p_.tables.mappings().Get(mapping).build_id);
+             });
   EncodeStacks();
-  if (plan_.any_timed()) strings_.Mark(p_.end_timestamp_key());
+  if (plan_.any_timed()) strings_.Mark(p_.ids.end_timestamp_key);
   if (!o.period_type.type.empty()) {
-    strings_.Mark(p_.period_type_ids().first);
-    strings_.Mark(p_.period_type_ids().second);
+    strings_.Mark(p_.ids.period_type.first);
+    strings_.Mark(p_.ids.period_type.second);
   }
-  strings_.Mark(p_.drop_frames_id());
-  strings_.Mark(p_.keep_frames_id());
-  for (StringId id : p_.comment_ids()) strings_.Mark(id);
-  strings_.Mark(p_.default_sample_type_id());
+  strings_.Mark(p_.ids.drop_frames);
+  strings_.Mark(p_.ids.keep_frames);
+  for (StringId id : p_.ids.comments) strings_.Mark(id);
+  strings_.Mark(p_.ids.default_sample_type);
 }
 
-void Encoder::Count(EncodeStats* stats) const {
-  stats->samples_written = 0;
-  plan_.ForEachSample([&](uint32_t, uint32_t, const int64_t*, int64_t) {
-    ++stats->samples_written;
-  });
-  stats->locations_written = locations_.order().size();
-  stats->functions_written = functions_.order().size();
-  stats->mappings_written = mappings_.order().size();
-  stats->strings_written = strings_.order().size() + 1;
-  stats->stacks_used = plan_.marked_stacks().size();
-  stats->label_sets_used = plan_.label_sets_used();
+uint64_t PprofWriter::samples_written() const {
+  uint64_t samples = 0;
+  plan_.ForEachSample([&](uint32_t, uint32_t, const int64_t*, int64_t) { ++samples; });
+  return samples;
 }
 
-uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
-                           StringId unit) const {
+uint8_t* PprofWriter::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
+                               StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) +
                          FieldSize(strings_[unit]);
@@ -184,19 +181,19 @@ uint8_t* Encoder::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num
   return PutVarintField(dst, field::kLabelNumUnit, strings_[unit]);
 }
 
-void Encoder::WriteValueType(CodedOutputStream* out, uint32_t field,
-                             StringId type, StringId unit) const {
+void PprofWriter::WriteValueType(CodedOutputStream* out, uint32_t field,
+                                 StringId type, StringId unit) const {
   WriteLenHeader(out, field,
                  FieldSize(strings_[type]) + FieldSize(strings_[unit]));
   WriteVarintField(out, field::kValueTypeType, strings_[type]);
   WriteVarintField(out, field::kValueTypeUnit, strings_[unit]);
 }
 
-void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
-                          uint32_t labels, const int64_t* recorded,
-                          int64_t timestamp_ns) const {
+void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack,
+                              uint32_t labels, const int64_t* recorded,
+                              int64_t timestamp_ns) const {
   const int64_t* values = plan_.Upscaled(labels, recorded);
-  const size_t n = p_.stored_values();
+  const size_t n = p_.aggregate.width();
   size_t value_bytes = 0;
   for (size_t i = 0; i < n; ++i) {
     value_bytes += VarintSize(static_cast<uint64_t>(values[i]));
@@ -205,7 +202,7 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
   size_t size = LenFieldSize(value_bytes) + label_bytes_[labels];
   if (loc_bytes != 0) size += LenFieldSize(loc_bytes);
   if (timestamp_ns != 0) {
-    size += LabelSize(p_.end_timestamp_key(), 0, timestamp_ns, 0);
+    size += LabelSize(p_.ids.end_timestamp_key, 0, timestamp_ns, 0);
   }
 
   const size_t total = LenFieldSize(size);
@@ -222,12 +219,12 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
       dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
     }
     if (const StringId endpoint = plan_.endpoint(labels); endpoint != 0) {
-      dst = PutLabel(dst, p_.trace_endpoint_key(), endpoint, 0, 0);
+      dst = PutLabel(dst, p_.ids.trace_endpoint_key, endpoint, 0, 0);
     }
-    for (const Label& l : p_.label_sets().Get(labels)) {
+    for (const Label& l : p_.tables.label_sets().Get(labels)) {
       dst = PutLabel(dst, l.key, l.str, l.num, l.num_unit);
     }
-    if (timestamp_ns != 0) dst = PutLabel(dst, p_.end_timestamp_key(), 0, timestamp_ns, 0);
+    if (timestamp_ns != 0) dst = PutLabel(dst, p_.ids.end_timestamp_key, 0, timestamp_ns, 0);
   };
   // Straight into the stream's buffer, unless the sample straddles its end.
   if (uint8_t* dst = out->GetDirectBufferForNBytesAndAdvance(static_cast<int>(total))) {
@@ -239,8 +236,8 @@ void Encoder::WriteSample(CodedOutputStream* out, uint32_t stack,
   out->WriteRaw(sample_scratch_.data(), static_cast<int>(total));
 }
 
-void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {
-  const Mapping& m = p_.mappings().Get(id);
+void PprofWriter::WriteMapping(CodedOutputStream* out, uint32_t id) const {
+  const Mapping& m = p_.tables.mappings().Get(id);
   const uint8_t flags = plan_.mapping_flags(id);
   const size_t size =
       FieldSize(mappings_[id]) + FieldSize(m.memory_start) +
@@ -260,8 +257,8 @@ void Encoder::WriteMapping(CodedOutputStream* out, uint32_t id) const {
   WriteVarintField(out, field::kMappingHasLineNumbers, (flags & EncodePlan::kHasLines) ? 1 : 0);
 }
 
-void Encoder::WriteLocation(CodedOutputStream* out, uint32_t id) const {
-  const Location& loc = p_.locations().Get(id);
+void PprofWriter::WriteLocation(CodedOutputStream* out, uint32_t id) const {
+  const Location& loc = p_.tables.locations().Get(id);
   size_t line_bytes = 0;
   if (loc.function != 0) {
     line_bytes = FieldSize(functions_[loc.function]) +
@@ -281,18 +278,18 @@ void Encoder::WriteLocation(CodedOutputStream* out, uint32_t id) const {
   }
 }
 
-void Encoder::WriteGroup(CodedOutputStream* out, uint32_t id) const {
+void PprofWriter::WriteGroup(CodedOutputStream* out, uint32_t id) const {
   const std::vector<uint32_t>& members = plan_.GroupMembers(id);
   // The run shares its last frame's address and mapping; one Line per
   // frame with a function, callee first.
-  const Location& caller = p_.locations().Get(members.back());
+  const Location& caller = p_.tables.locations().Get(members.back());
   auto line_bytes = [&](const Location& loc) {
     return FieldSize(functions_[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
   };
   size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[caller.mapping]) +
                 FieldSize(caller.address);
   for (uint32_t member : members) {
-    const Location& loc = p_.locations().Get(member);
+    const Location& loc = p_.tables.locations().Get(member);
     if (loc.function != 0) size += LenFieldSize(line_bytes(loc));
   }
   WriteLenHeader(out, field::kProfileLocation, size);
@@ -300,7 +297,7 @@ void Encoder::WriteGroup(CodedOutputStream* out, uint32_t id) const {
   WriteVarintField(out, field::kLocationMappingId, mappings_[caller.mapping]);
   WriteVarintField(out, field::kLocationAddress, caller.address);
   for (uint32_t member : members) {
-    const Location& loc = p_.locations().Get(member);
+    const Location& loc = p_.tables.locations().Get(member);
     if (loc.function == 0) continue;
     WriteLenHeader(out, field::kLocationLine, line_bytes(loc));
     WriteVarintField(out, field::kLineFunctionId, functions_[loc.function]);
@@ -308,8 +305,8 @@ void Encoder::WriteGroup(CodedOutputStream* out, uint32_t id) const {
   }
 }
 
-void Encoder::WriteFunction(CodedOutputStream* out, uint32_t id) const {
-  const Function& fn = p_.functions().Get(id);
+void PprofWriter::WriteFunction(CodedOutputStream* out, uint32_t id) const {
+  const Function& fn = p_.tables.functions().Get(id);
   const size_t size = FieldSize(functions_[id]) + FieldSize(strings_[fn.name]) +
                       FieldSize(strings_[fn.system_name]) +
                       FieldSize(strings_[fn.filename]) +
@@ -323,7 +320,7 @@ void Encoder::WriteFunction(CodedOutputStream* out, uint32_t id) const {
                    static_cast<uint64_t>(fn.start_line));
 }
 
-void Encoder::Write(CodedOutputStream* out) const {
+void PprofWriter::Write(CodedOutputStream* out) const {
   for (const auto& [type, unit] : sample_types_) {
     WriteValueType(out, field::kProfileSampleType, type, unit);
   }
@@ -343,42 +340,36 @@ void Encoder::Write(CodedOutputStream* out) const {
   // output-index order.
   WriteLenHeader(out, field::kProfileStringTable, 0);
   for (uint32_t id : strings_.order()) {
-    wire::WriteBytesField(out, field::kProfileStringTable, p_.strings().Get(id));
+    wire::WriteBytesField(out, field::kProfileStringTable, p_.tables.strings().Get(id));
   }
-  WriteVarintField(out, field::kProfileDropFrames, strings_[p_.drop_frames_id()]);
-  WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.keep_frames_id()]);
+  WriteVarintField(out, field::kProfileDropFrames, strings_[p_.ids.drop_frames]);
+  WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.ids.keep_frames]);
   WriteVarintField(out, field::kProfileTimeNanos,
-                   static_cast<uint64_t>(p_.start_ns()));
+                   static_cast<uint64_t>(p_.start_ns));
   WriteVarintField(out, field::kProfileDurationNanos,
-                   static_cast<uint64_t>(end_ns_ - p_.start_ns()));
-  const auto [ptype, punit] = p_.period_type_ids();
+                   static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  const auto [ptype, punit] = p_.ids.period_type;
   if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
   WriteVarintField(out, field::kProfilePeriod,
-                   static_cast<uint64_t>(p_.options().period));
+                   static_cast<uint64_t>(p_.options.period));
   // repeated int64, packed as proto3 writes it.
-  if (!p_.comment_ids().empty()) {
+  if (!p_.ids.comments.empty()) {
     size_t bytes = 0;
-    for (StringId id : p_.comment_ids()) bytes += VarintSize(strings_[id]);
+    for (StringId id : p_.ids.comments) bytes += VarintSize(strings_[id]);
     WriteLenHeader(out, field::kProfileComment, bytes);
-    for (StringId id : p_.comment_ids()) out->WriteVarint64(strings_[id]);
+    for (StringId id : p_.ids.comments) out->WriteVarint64(strings_[id]);
   }
   WriteVarintField(out, field::kProfileDefaultSampleType,
-                   strings_[p_.default_sample_type_id()]);
+                   strings_[p_.ids.default_sample_type]);
 }
 
 }  // namespace
 
-Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, TableString* out, EncodeStats* stats,
-                   const SampleSelection* selection) {
-  Encoder encoder(profile, end_ns, selection);
-  encoder.MarkAll();
-  uint64_t uncompressed_bytes = 0;
-  const Status status = WriteCompressed(
-      options, out, [&](CodedOutputStream* coded) { encoder.Write(coded); }, &uncompressed_bytes);
-  encoder.Count(stats);
-  stats->uncompressed_bytes = uncompressed_bytes;
-  return status;
+std::unique_ptr<FormatWriter> MakePprofWriter(const ProfileParts& parts, const SerializeOptions&,
+                                              int64_t end_ns, EncodePlan* plan) {
+  auto writer = std::make_unique<PprofWriter>(parts, end_ns, plan);
+  writer->MarkAll();
+  return writer;
 }
 
 }  // namespace stackrec

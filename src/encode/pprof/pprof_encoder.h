@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Writes a Profile as a pprof (perftools.profiles.Profile) message, field by
+// Writes a profile as a pprof (perftools.profiles.Profile) message, field by
 // field, through protobuf's CodedOutputStream into a compressor. No
 // generated message class is involved: the library registers nothing in
 // protobuf's descriptor pool, and no second copy of the profile is built.
@@ -19,22 +19,20 @@
 #define STACKREC_SRC_ENCODE_PPROF_PPROF_ENCODER_H_
 
 #include <cstdint>
+#include <memory>
 
-#include "base/status.h"
-#include "base/table_memory.h"
-#include "encode/compression.h"
+#include "encode/encode_driver.h"
 #include "encode/encode_plan.h"
-#include "profile/profile.h"
+#include "input/serialize_options.h"
+#include "profile/profile_parts.h"
 
 namespace stackrec {
 
-// Appends the compressed pprof of `profile` to *out; the profile covers
-// [profile.start_ns(), end_ns]. `options` must be valid. `selection`
-// nullptr writes every sample. *stats (all but samples_left_out) describes
-// what was written.
-Status EncodePprof(const Profile& profile, const SerializeOptions& options,
-                   int64_t end_ns, TableString* out, EncodeStats* stats,
-                   const SampleSelection* selection = nullptr);
+// The pprof writer for EncodeProfile (encode_driver.h); the options are
+// not read here: compression is the driver's.
+std::unique_ptr<FormatWriter> MakePprofWriter(const ProfileParts& parts,
+                                              const SerializeOptions& options, int64_t end_ns,
+                                              EncodePlan* plan);
 
 }  // namespace stackrec
 
