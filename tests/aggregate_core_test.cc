@@ -83,7 +83,7 @@ stackrec::Status Add(stackrec::Profile* profile, int64_t n, std::vector<int64_t>
 std::vector<int64_t> KeyOrder(const stackrec::Profile& profile) {
   std::vector<int64_t> order;
   for (size_t k = 0; k < profile.key_count(); ++k) {
-    order.push_back(profile.label_sets().Get(profile.key_labels(k))[0].num);
+    order.push_back(profile.label_sets().Get(profile.Parts().aggregate.key_labels(k))[0].num);
   }
   return order;
 }
@@ -91,9 +91,9 @@ std::vector<int64_t> KeyOrder(const stackrec::Profile& profile) {
 // The stored values of the key whose labels are {"n": n}; empty if absent.
 std::vector<int64_t> Sums(const stackrec::Profile& profile, int64_t n) {
   for (size_t k = 0; k < profile.key_count(); ++k) {
-    const auto labels = profile.label_sets().Get(profile.key_labels(k));
+    const auto labels = profile.label_sets().Get(profile.Parts().aggregate.key_labels(k));
     if (labels.size() == 1 && labels[0].num == n) {
-      const int64_t* v = profile.key_values(k);
+      const int64_t* v = profile.Parts().aggregate.key_values(k);
       return {v, v + profile.stored_values()};
     }
   }

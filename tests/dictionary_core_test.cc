@@ -131,17 +131,17 @@ TEST_CASE("a stack and a label set imported when interned are added without the 
   REQUIRE(t.Add(t.stacks[0], 6).ok());
   CHECK(t.lookups == 0);
   REQUIRE(t.profile.key_count() == 1);
-  CHECK(t.profile.key_values(0)[0] == 11);
+  CHECK(t.profile.Parts().aggregate.key_values(0)[0] == 11);
   // The stack's three frames, leaf first, as interned.
-  const auto frames = t.profile.stacks().Get(t.profile.key_stack(0));
+  const auto frames = t.profile.stacks().Get(t.profile.Parts().aggregate.key_stack(0));
   REQUIRE(frames.size() == 3);
   for (uint32_t i = 0; i < 3; ++i) {
-    const stackrec::Location& loc = t.profile.locations().Get(frames[i]);
+    const stackrec::Location& loc = t.profile.Parts().tables.locations().Get(frames[i]);
     CHECK(loc.line == i + 1);
-    CHECK(t.profile.strings().Get(t.profile.functions().Get(loc.function).name) ==
+    CHECK(t.profile.strings().Get(t.profile.Parts().tables.functions().Get(loc.function).name) ==
           "fn0_" + std::to_string(i));
   }
-  const auto labels = t.profile.label_sets().Get(t.profile.key_labels(0));
+  const auto labels = t.profile.label_sets().Get(t.profile.Parts().aggregate.key_labels(0));
   REQUIRE(labels.size() == 1);
   CHECK(t.profile.strings().Get(labels[0].key) == "thread id");
   CHECK(labels[0].num == 7);

@@ -70,9 +70,10 @@ std::vector<size_t> Range(size_t begin, size_t end) {
 // The function names of the stack of key `k`, leaf first.
 std::vector<std::string> KeyFrameNames(const stackrec::Profile& profile, size_t k) {
   std::vector<std::string> names;
-  for (uint32_t id : profile.stacks().Get(profile.key_stack(k))) {
-    const auto& location = profile.locations().Get(id);
-    names.emplace_back(profile.strings().Get(profile.functions().Get(location.function).name));
+  for (uint32_t id : profile.stacks().Get(profile.Parts().aggregate.key_stack(k))) {
+    const auto& location = profile.Parts().tables.locations().Get(id);
+    names.emplace_back(
+        profile.strings().Get(profile.Parts().tables.functions().Get(location.function).name));
   }
   return names;
 }
@@ -112,11 +113,12 @@ TEST_CASE("a profile adds a stack it holds by fingerprint, without loading the f
   CHECK(profile.samples_added() == 4);
   CHECK(profile.stacks().size() == 3);  // the empty stack and these two
   for (size_t k = 0; k < 2; ++k) {
-    const auto frames = profile.stacks().Get(profile.key_stack(k));
+    const auto frames = profile.stacks().Get(profile.Parts().aggregate.key_stack(k));
     REQUIRE(frames.size() == 40);
-    const int64_t* sums = profile.key_values(k);
-    const auto& leaf = profile.locations().Get(frames[0]);
-    const std::string name(profile.strings().Get(profile.functions().Get(leaf.function).name));
+    const int64_t* sums = profile.Parts().aggregate.key_values(k);
+    const auto& leaf = profile.Parts().tables.locations().Get(frames[0]);
+    const std::string name(
+        profile.strings().Get(profile.Parts().tables.functions().Get(leaf.function).name));
     if (name == "known0") {
       CHECK(sums[0] == 2);
       CHECK(sums[1] == 150);
@@ -141,8 +143,8 @@ TEST_CASE("a stack given hashed, deeper than max_frames, is loaded and cut") {
   CHECK(asked.frames.empty());
   CHECK(profile.samples_truncated() == 2);
   REQUIRE(profile.key_count() == 1);
-  CHECK(profile.stacks().Get(profile.key_stack(0)).size() == 9);
-  CHECK(profile.key_values(0)[0] == 2);
+  CHECK(profile.stacks().Get(profile.Parts().aggregate.key_stack(0)).size() == 9);
+  CHECK(profile.Parts().aggregate.key_values(0)[0] == 2);
 }
 
 TEST_CASE("a sample given hashed, of a known stack, is checked like any other") {
@@ -164,8 +166,8 @@ TEST_CASE("a sample given hashed, of a known stack, is checked like any other") 
   CHECK(asked.frames.size() == 10);  // the first add's
   CHECK(profile.samples_added() == 1);
   REQUIRE(profile.key_count() == 1);
-  CHECK(profile.key_values(0)[0] == 1);
-  CHECK(profile.key_values(0)[1] == 7);
+  CHECK(profile.Parts().aggregate.key_values(0)[0] == 1);
+  CHECK(profile.Parts().aggregate.key_values(0)[1] == 7);
 }
 
 TEST_CASE("a new stack given hashed converts only the frames the profile does not know") {
@@ -181,17 +183,17 @@ TEST_CASE("a new stack given hashed converts only the frames the profile does no
   REQUIRE(AddHashed(&profile, branch, {1, 20}, &asked).ok());
   CHECK(asked.loads == 0);
   CHECK(asked.frames == Range(0, 4));
-  CHECK(profile.locations().size() == 1 + 30 + 4);
+  CHECK(profile.Parts().tables.locations().size() == 1 + 30 + 4);
   REQUIRE(profile.key_count() == 2);
   CHECK(KeyFrameNames(profile, 0) == Names(root));
   CHECK(KeyFrameNames(profile, 1) == Names(branch));
-  CHECK(profile.key_values(1)[0] == 1);
-  CHECK(profile.key_values(1)[1] == 20);
+  CHECK(profile.Parts().aggregate.key_values(1)[0] == 1);
+  CHECK(profile.Parts().aggregate.key_values(1)[1] == 20);
   // Found by fingerprint from now on, as any stack interned otherwise.
   asked.frames.clear();
   REQUIRE(AddHashed(&profile, branch, {1, 5}, &asked).ok());
   CHECK(asked.frames.empty());
-  CHECK(profile.key_values(1)[1] == 25);
+  CHECK(profile.Parts().aggregate.key_values(1)[1] == 25);
 }
 
 TEST_CASE("a new stack given hashed with an inlined frame is loaded whole and checked") {
@@ -216,9 +218,9 @@ TEST_CASE("a new stack given hashed with an inlined frame is loaded whole and ch
   CHECK(asked.loads == 2);
   REQUIRE(profile.key_count() == 1);
   CHECK(KeyFrameNames(profile, 0) == Names(good));
-  const auto ids = profile.stacks().Get(profile.key_stack(0));
-  CHECK(profile.locations().Get(ids[1]).inlined);
-  CHECK_FALSE(profile.locations().Get(ids[2]).inlined);
+  const auto ids = profile.stacks().Get(profile.Parts().aggregate.key_stack(0));
+  CHECK(profile.Parts().tables.locations().Get(ids[1]).inlined);
+  CHECK_FALSE(profile.Parts().tables.locations().Get(ids[2]).inlined);
 }
 
 TEST_CASE("a new stack given hashed names a frame whose string is not UTF-8 and changes nothing") {
@@ -241,7 +243,7 @@ TEST_CASE("a new stack given hashed names a frame whose string is not UTF-8 and 
   CHECK(asked.frames == std::vector<size_t>{0});
   CHECK(profile.samples_added() == 1);
   REQUIRE(profile.key_count() == 1);
-  CHECK(profile.key_values(0)[1] == 3);
+  CHECK(profile.Parts().aggregate.key_values(0)[1] == 3);
   CHECK(profile.stacks().size() == 2);  // the empty stack and known
 }
 
@@ -257,7 +259,7 @@ TEST_CASE("a new stack given hashed past the memory cap is loaded whole into the
   CHECK(asked.frames.empty());
   CHECK(profile.samples_over_memory() == 1);
   REQUIRE(profile.key_count() == 1);
-  CHECK(profile.key_values(0)[1] == 9);
+  CHECK(profile.Parts().aggregate.key_values(0)[1] == 9);
 }
 
 TEST_CASE("Compact frees the frame and function caches and the stack pool's slack, and adding goes on") {
@@ -281,8 +283,8 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   CHECK(asked.loads == 0);
   CHECK(asked.frames.size() == 3600);
   CHECK(profile.key_count() == 300);
-  CHECK(profile.key_values(299)[0] == 2);
-  CHECK(profile.key_values(299)[1] == 3);
+  CHECK(profile.Parts().aggregate.key_values(299)[0] == 2);
+  CHECK(profile.Parts().aggregate.key_values(299)[1] == 3);
   // A new stack of known frames is interned through the string table.
   stackrec::SampleView sample;
   const std::vector<int64_t> values = {1, 7};
@@ -290,15 +292,15 @@ TEST_CASE("Compact frees the frame and function caches and the stack pool's slac
   std::vector<LocationView> frames = stacks[5].views();
   std::reverse(frames.begin(), frames.end());
   sample.locations = frames;
-  const size_t locations = profile.locations().size();
+  const size_t locations = profile.Parts().tables.locations().size();
   REQUIRE(profile.Add(sample).ok());
-  CHECK(profile.locations().size() == locations);  // no frame is new
+  CHECK(profile.Parts().tables.locations().size() == locations);  // no frame is new
   REQUIRE(profile.key_count() == 301);
-  const auto ids = profile.stacks().Get(profile.key_stack(300));
+  const auto ids = profile.stacks().Get(profile.Parts().aggregate.key_stack(300));
   REQUIRE(ids.size() == 12);
   for (size_t i = 0; i < ids.size(); ++i) {
-    const auto& location = profile.locations().Get(ids[i]);
-    CHECK(profile.strings().Get(profile.functions().Get(location.function).name) ==
+    const auto& location = profile.Parts().tables.locations().Get(ids[i]);
+    CHECK(profile.strings().Get(profile.Parts().tables.functions().Get(location.function).name) ==
           "s5_" + std::to_string(11 - i));
   }
 }
@@ -321,9 +323,9 @@ stackrec::Status AddFrames(stackrec::Profile* profile, const std::vector<Locatio
 std::vector<std::string> Frames(const stackrec::Profile& profile, size_t key) {
   REQUIRE(key < profile.key_count());  // settles what is pending
   std::vector<std::string> out;
-  for (uint32_t id : profile.stacks().Get(profile.key_stack(key))) {
-    const auto& location = profile.locations().Get(id);
-    const auto& function = profile.functions().Get(location.function);
+  for (uint32_t id : profile.stacks().Get(profile.Parts().aggregate.key_stack(key))) {
+    const auto& location = profile.Parts().tables.locations().Get(id);
+    const auto& function = profile.Parts().tables.functions().Get(location.function);
     out.push_back(std::string(profile.strings().Get(function.name)) + " " +
                   std::string(profile.strings().Get(function.filename)) + " " +
                   std::to_string(function.start_line) + " " + std::to_string(location.line));
@@ -347,13 +349,13 @@ TEST_CASE("new locations of known functions find their function, field by field"
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 10), Frame("g", "a.rb", 5, 20)}).ok());
-  REQUIRE(profile.functions().size() == 3);  // id 0 and two
+  REQUIRE(profile.Parts().tables.functions().size() == 3);  // id 0 and two
   const size_t strings = profile.strings().size();
   // New locations of f and g: no new function, no new string.
   REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 11), Frame("g", "a.rb", 5, 21),
                                Frame("f", "a.rb", 1, 12)})
               .ok());
-  CHECK(profile.functions().size() == 3);
+  CHECK(profile.Parts().tables.functions().size() == 3);
   CHECK(profile.strings().size() == strings);
   CHECK(Frames(profile, 1) ==
         std::vector<std::string>{"f a.rb 1 11", "g a.rb 5 21", "f a.rb 1 12"});
@@ -363,12 +365,13 @@ TEST_CASE("new locations of known functions find their function, field by field"
   REQUIRE(AddFrames(&profile, {Frame("f", "b.rb", 1, 13), Frame("f", "a.rb", 2, 13), system,
                                Frame("h", "a.rb", 1, 13)})
               .ok());
-  CHECK(profile.functions().size() == 7);
+  CHECK(profile.Parts().tables.functions().size() == 7);
   CHECK(Frames(profile, 2) == std::vector<std::string>{"f b.rb 1 13", "f a.rb 2 13",
                                                        "f a.rb 1 13", "h a.rb 1 13"});
-  const auto stack = profile.stacks().Get(profile.key_stack(2));
+  const auto stack = profile.stacks().Get(profile.Parts().aggregate.key_stack(2));
+  const auto& tables = profile.Parts().tables;
   CHECK(profile.strings().Get(
-            profile.functions().Get(profile.locations().Get(stack[2]).function).system_name) ==
+            tables.functions().Get(tables.locations().Get(stack[2]).function).system_name) ==
         "_Z1fv");
 }
 
@@ -383,8 +386,10 @@ TEST_CASE("a new function whose system name is its name interns the string once,
   REQUIRE(profile.key_count() == 1);  // settles what is pending
   const size_t strings = profile.strings().size();
   CHECK(strings == before + 2);  // the name and the file
-  const auto& fn = profile.functions().Get(
-      profile.locations().Get(profile.stacks().Get(profile.key_stack(0))[0]).function);
+  const auto& tables = profile.Parts().tables;
+  const auto& fn = tables.functions().Get(
+      tables.locations().Get(profile.stacks().Get(profile.Parts().aggregate.key_stack(0))[0])
+          .function);
   CHECK(fn.system_name == fn.name);
   CHECK(profile.strings().Get(fn.system_name) == name);
   // A copy of the name is the same function; a system name that differs
@@ -395,15 +400,15 @@ TEST_CASE("a new function whose system name is its name interns the string once,
   none.function.system_name = absl::string_view();
   REQUIRE(AddFrames(&profile, {copied, differs, none}).ok());
   REQUIRE(profile.key_count() == 2);
-  CHECK(profile.functions().size() == 4);  // id 0, and three
+  CHECK(profile.Parts().tables.functions().size() == 4);  // id 0, and three
   CHECK(profile.strings().size() == strings + 1);
-  const auto stack = profile.stacks().Get(profile.key_stack(1));
+  const auto stack = profile.stacks().Get(profile.Parts().aggregate.key_stack(1));
   REQUIRE(stack.size() == 3);
   auto system_name = [&](uint32_t location) {
-    const auto& f = profile.functions().Get(profile.locations().Get(location).function);
+    const auto& f = tables.functions().Get(tables.locations().Get(location).function);
     return std::string(profile.strings().Get(f.system_name));
   };
-  CHECK(stack[0] == profile.stacks().Get(profile.key_stack(0))[0]);
+  CHECK(stack[0] == profile.stacks().Get(profile.Parts().aggregate.key_stack(0))[0]);
   CHECK(system_name(stack[0]) == name);
   CHECK(system_name(stack[1]) == other);
   CHECK(system_name(stack[2]).empty());
@@ -428,11 +433,11 @@ TEST_CASE("a new frame twice in a new stack is one location; a bad frame interns
                                Frame("f", "a.rb", 1, 10)})
               .ok());
   REQUIRE(profile.key_count() == 1);  // settles what is pending
-  const auto ids = profile.stacks().Get(profile.key_stack(0));
+  const auto ids = profile.stacks().Get(profile.Parts().aggregate.key_stack(0));
   REQUIRE(ids.size() == 3);
   CHECK(ids[0] == ids[2]);
   CHECK(ids[0] != ids[1]);
-  CHECK(profile.locations().size() == 3);  // id 0 and two
+  CHECK(profile.Parts().tables.locations().size() == 3);  // id 0 and two
   // New frames before a bad one: the add fails naming it, and none of its
   // locations is interned.
   const std::string bad = "\xff";
@@ -441,7 +446,7 @@ TEST_CASE("a new frame twice in a new stack is one location; a bad frame interns
   CHECK(status.code() == stackrec::Code::kInvalidArgument);
   CHECK(std::string(stackrec::LastErrorMessage()) ==
         "sample.locations[2].function.name is not valid UTF-8");
-  CHECK(profile.locations().size() == 3);
+  CHECK(profile.Parts().tables.locations().size() == 3);
   CHECK(profile.key_count() == 1);
   // The same frames with a good last one go in whole.
   REQUIRE(AddFrames(&profile, {Frame("f", "a.rb", 1, 30), Frame("k", "a.rb", 1, 31),

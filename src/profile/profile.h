@@ -107,7 +107,6 @@ class Profile {
     return upscaling_.Add(std::move(rule), options_);
   }
   void set_upscaling_rules(const UpscalingRules& rules) { upscaling_ = rules; }
-  const UpscalingRules& upscaling_rules() const { return upscaling_; }
   // Drops all samples, endpoints and interned data; the interval restarts.
   void Reset(int64_t start_ns);
   // A new, empty profile starting at start_ns that already holds the
@@ -219,53 +218,26 @@ class Profile {
   ProfileParts Parts() const {
     return {options_, upscaling_, tables_, aggregate_, endpoints_, ids_, start_ns_};
   }
+  // The few reads the recorder, the C API and live-heap tracking make.
   const ProfileOptions& options() const { return options_; }
   // Number of values stored per sample: the enabled sample types.
   size_t stored_values() const { return aggregate_.width(); }
   int64_t start_ns() const { return start_ns_; }
-  const SampleTables& tables() const { return tables_; }
   const StringTable& strings() const { return tables_.strings(); }
-  const ValueTable<Mapping>& mappings() const { return tables_.mappings(); }
-  const ValueTable<Function>& functions() const { return tables_.functions(); }
-  const ValueTable<Location>& locations() const { return tables_.locations(); }
   const SpanTable<uint32_t>& stacks() const { return tables_.stacks(); }
   const SpanTable<Label>& label_sets() const { return tables_.label_sets(); }
   // Endpoint names by local root span id.
   const absl::flat_hash_map<uint64_t, StringId>& endpoints() const {
     return endpoints_.by_span();
   }
+  // Aggregated keys, and timestamped samples (aggregate.h).
+  size_t key_count() const { return aggregate_.key_count(); }
+  size_t timed_count() const { return aggregate_.timed_count(); }
 
   // Settles the deferred samples now (see Aggregate), for a caller that
   // hands the profile to another thread next: the lines their lookups
   // prefetched are in this thread's cache.
   void SettlePending() { aggregate_.Settle(); }
-
-  // The samples (aggregate.h): aggregated keys, and timestamped samples.
-  const Aggregate& aggregate() const { return aggregate_; }
-  size_t key_count() const { return aggregate_.key_count(); }
-  uint32_t key_stack(size_t i) const { return aggregate_.key_stack(i); }
-  uint32_t key_labels(size_t i) const { return aggregate_.key_labels(i); }
-  const int64_t* key_values(size_t i) const { return aggregate_.key_values(i); }
-  size_t timed_count() const { return aggregate_.timed_count(); }
-  uint32_t timed_stack(size_t i) const { return aggregate_.timed_stack(i); }
-  uint32_t timed_labels(size_t i) const { return aggregate_.timed_labels(i); }
-  int64_t timed_timestamp(size_t i) const { return aggregate_.timed_timestamp(i); }
-  const int64_t* timed_values(size_t i) const { return aggregate_.timed_values(i); }
-
-  // String ids of each declared sample type's (type, unit), of the period
-  // type, and of the options written as they are (0: unset).
-  const std::vector<std::pair<StringId, StringId>>& sample_type_ids() const {
-    return ids_.sample_types;
-  }
-  std::pair<StringId, StringId> period_type_ids() const { return ids_.period_type; }
-  StringId default_sample_type_id() const { return ids_.default_sample_type; }
-  const std::vector<StringId>& comment_ids() const { return ids_.comments; }
-  StringId drop_frames_id() const { return ids_.drop_frames; }
-  StringId keep_frames_id() const { return ids_.keep_frames; }
-  // String ids of the well-known label keys.
-  StringId end_timestamp_key() const { return ids_.end_timestamp_key; }
-  StringId local_root_span_id_key() const { return ids_.local_root_span_id_key; }
-  StringId trace_endpoint_key() const { return ids_.trace_endpoint_key; }
 
  private:
   // What the sampler's path reuses from call to call, so that it does not

@@ -41,14 +41,15 @@ void Profile::MergeFrom(const Profile& from) {
   KeyUndo undo;
   undo.key_count = aggregate_.key_count();
   const size_t timed_before = aggregate_.timed_count();
+  const Aggregate& samples = from.aggregate_;
   try {
-    for (size_t i = 0; i < from.key_count(); ++i) {
-      const SampleKey key = import(from.key_stack(i), from.key_labels(i));
-      aggregate_.Add(key, tables_.KeyTag(key), from.key_values(i), &undo);
+    for (size_t i = 0; i < samples.key_count(); ++i) {
+      const SampleKey key = import(samples.key_stack(i), samples.key_labels(i));
+      aggregate_.Add(key, tables_.KeyTag(key), samples.key_values(i), &undo);
     }
-    for (size_t i = 0; i < from.timed_count(); ++i) {
-      const SampleKey key = import(from.timed_stack(i), from.timed_labels(i));
-      aggregate_.AddTimed(key, from.timed_timestamp(i), from.timed_values(i));
+    for (size_t i = 0; i < samples.timed_count(); ++i) {
+      const SampleKey key = import(samples.timed_stack(i), samples.timed_labels(i));
+      aggregate_.AddTimed(key, samples.timed_timestamp(i), samples.timed_values(i));
     }
   } catch (...) {
     aggregate_.DropTimedFrom(timed_before);
