@@ -110,8 +110,7 @@ void BM_Fingerprint(benchmark::State& state, int kernel, bool native) {
       }
       f.lo = sum;
     } else {
-      f = stackrec::FingerprintFrameArray(s.locations, s.locations_len, view, raw,
-                                          hashes.data());
+      f = stackrec::FingerprintFrameArray(s.locations, s.locations_len, view, raw, hashes.data());
     }
     benchmark::DoNotOptimize(f);
     benchmark::DoNotOptimize(bad);
@@ -119,9 +118,8 @@ void BM_Fingerprint(benchmark::State& state, int kernel, bool native) {
     ++samples;
     frames += s.locations_len;
   }
-  state.counters["ns_per_sample"] =
-      benchmark::Counter(static_cast<double>(samples),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_sample"] = benchmark::Counter(
+      static_cast<double>(samples), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["ns_per_frame"] = benchmark::Counter(
       static_cast<double>(frames), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }

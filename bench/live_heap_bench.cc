@@ -58,9 +58,9 @@ int main() {
   std::vector<std::string> names;
   for (size_t s = 0; s < kStacks; ++s) {
     for (size_t d = 0; d < kDepth; ++d) {
-      names.push_back(d >= kDepth / 2 ? "Framework#dispatch_" + std::to_string(d)
-                                      : "App::Model" + std::to_string(s) + "#method_" +
-                                            std::to_string(d));
+      names.push_back(d >= kDepth / 2
+                          ? "Framework#dispatch_" + std::to_string(d)
+                          : "App::Model" + std::to_string(s) + "#method_" + std::to_string(d));
     }
   }
   const std::string file = "app/models/model.rb";

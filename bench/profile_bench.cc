@@ -57,11 +57,10 @@ using ProfilePtr = std::unique_ptr<stackrec_profile, ProfileDeleter>;
 
 // cpu-time, cpu-samples, wall-time, alloc-samples, as a Ruby profiler would.
 ProfilePtr NewProfile() {
-  const stackrec_value_type types[kTypes] = {
-      {Str("cpu-time"), Str("nanoseconds")},
-      {Str("cpu-samples"), Str("count")},
-      {Str("wall-time"), Str("nanoseconds")},
-      {Str("alloc-samples"), Str("count")}};
+  const stackrec_value_type types[kTypes] = {{Str("cpu-time"), Str("nanoseconds")},
+                                             {Str("cpu-samples"), Str("count")},
+                                             {Str("wall-time"), Str("nanoseconds")},
+                                             {Str("alloc-samples"), Str("count")}};
   stackrec_profile_options opts = {};
   opts.sample_types = types;
   opts.sample_types_len = kTypes;
@@ -81,38 +80,32 @@ class Stacks {
   explicit Stacks(size_t count) {
     std::mt19937_64 rng(42);
     for (size_t i = 0; i < 512; ++i) {
-      names_.push_back("App::Module" + std::to_string(i % 37) + "::Worker" +
-                       std::to_string(i) + "#method_" + std::to_string(i % 11));
-      files_.push_back("/app/lib/module" + std::to_string(i % 37) + "/worker" +
-                       std::to_string(i) + ".rb");
+      names_.push_back("App::Module" + std::to_string(i % 37) + "::Worker" + std::to_string(i) +
+                       "#method_" + std::to_string(i % 11));
+      files_.push_back("/app/lib/module" + std::to_string(i % 37) + "/worker" + std::to_string(i) +
+                       ".rb");
     }
     frames_.resize(count * kDepth);
     leaf_fn_.resize(count);
     for (size_t s = 0; s < count; ++s) {
       for (size_t f = 0; f < kDepth; ++f) {
         // Root-side half: one of 16 shared prefixes; leaf side: random.
-        const size_t fn =
-            f >= kDepth / 2 ? (s % 16 * kDepth / 2 + f) % 512 : rng() % 512;
+        const size_t fn = f >= kDepth / 2 ? (s % 16 * kDepth / 2 + f) % 512 : rng() % 512;
         stackrec_location& loc = frames_[s * kDepth + f];
         loc = stackrec_location{};
         loc.function.name = Str(names_[fn]);
         loc.function.filename = Str(files_[fn]);
         loc.function.start_line = static_cast<int64_t>(fn % 50 + 1);
-        loc.line = f == 0 ? static_cast<int64_t>(1000 + s)
-                          : static_cast<int64_t>(fn % 50 + 10 + f);
+        loc.line = f == 0 ? static_cast<int64_t>(1000 + s) : static_cast<int64_t>(fn % 50 + 10 + f);
         if (f == 0) leaf_fn_[s] = fn;
       }
     }
   }
   size_t size() const { return frames_.size() / kDepth; }
-  const stackrec_location* operator[](size_t i) const {
-    return &frames_[i * kDepth];
-  }
+  const stackrec_location* operator[](size_t i) const { return &frames_[i * kDepth]; }
   // Gives stack i's leaf frame another function name (not copied: `name`
   // must outlive its use), or with RestoreLeaves() its own again.
-  void SetLeafName(size_t i, stackrec_str name) {
-    frames_[i * kDepth].function.name = name;
-  }
+  void SetLeafName(size_t i, stackrec_str name) { frames_[i * kDepth].function.name = name; }
   void RestoreLeaves() {
     for (size_t i = 0; i < size(); ++i) {
       frames_[i * kDepth].function.name = Str(names_[leaf_fn_[i]]);
@@ -186,9 +179,8 @@ void BM_AddStringFrames(benchmark::State& state, Mode mode) {
     if (++next == stacks.size()) next = 0;
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
-  state.counters["frames"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kDepth),
-                         benchmark::Counter::kIsRate);
+  state.counters["frames"] = benchmark::Counter(static_cast<double>(state.iterations() * kDepth),
+                                                benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(BM_AddStringFrames, hits, Mode::kHits);
 BENCHMARK_CAPTURE(BM_AddStringFrames, misses, Mode::kMisses);
@@ -278,11 +270,10 @@ BENCHMARK_CAPTURE(BM_AddIds, stack_and_labels_ids, By::kStackAndLabelsIds);
 BENCHMARK_CAPTURE(BM_AddIds, location_ids, By::kLocationIds);
 
 void BM_RecordIds(benchmark::State& state, By by) {
-  const stackrec_value_type types[kTypes] = {
-      {Str("cpu-time"), Str("nanoseconds")},
-      {Str("cpu-samples"), Str("count")},
-      {Str("wall-time"), Str("nanoseconds")},
-      {Str("alloc-samples"), Str("count")}};
+  const stackrec_value_type types[kTypes] = {{Str("cpu-time"), Str("nanoseconds")},
+                                             {Str("cpu-samples"), Str("count")},
+                                             {Str("wall-time"), Str("nanoseconds")},
+                                             {Str("alloc-samples"), Str("count")}};
   stackrec_profile_options opts = {};
   opts.sample_types = types;
   opts.sample_types_len = kTypes;
@@ -341,8 +332,7 @@ stackrec_profile* SerializeFixture(int64_t count) {
   while (static_cast<int64_t>(keys.size()) < count) {
     const demo::Tick& tick = workload.Next();
     if (tick.request_started &&
-        stackrec_profile_set_endpoint(p.get(),
-                                      static_cast<uint64_t>(tick.span_id),
+        stackrec_profile_set_endpoint(p.get(), static_cast<uint64_t>(tick.span_id),
                                       Str(tick.endpoint)) != STACKREC_OK) {
       return nullptr;
     }
@@ -357,8 +347,7 @@ stackrec_profile* SerializeFixture(int64_t count) {
     sample.labels = labels;
     sample.labels_len = tick.span_id == 0 ? 2 : 3;
     if (stackrec_profile_add(p.get(), &sample) != STACKREC_OK) return nullptr;
-    keys.insert(uint64_t{tick.stack} << 40 |
-                static_cast<uint64_t>(tick.request) << 8 |
+    keys.insert(uint64_t{tick.stack} << 40 | static_cast<uint64_t>(tick.request) << 8 |
                 static_cast<uint64_t>(tick.thread));
   }
   profile = std::move(p);

@@ -67,8 +67,7 @@ class Workload {
  public:
   Workload() {
     for (size_t i = 0; i < 400; ++i) {
-      names_.push_back("App::Service" + std::to_string(i % 23) + "#handler_" +
-                       std::to_string(i));
+      names_.push_back("App::Service" + std::to_string(i % 23) + "#handler_" + std::to_string(i));
       files_.push_back("/app/services/service_" + std::to_string(i % 23) + ".rb");
     }
     stacks_.resize(kStacks);
@@ -77,8 +76,7 @@ class Workload {
       frames.resize(kDepth);
       for (size_t d = 0; d < kDepth; ++d) {
         // Root side (high d) from few functions, leaf side from many.
-        const size_t fn = d >= kDepth / 2 ? (s / 97 + d) % 60
-                                           : (s * 31 + d * 7) % names_.size();
+        const size_t fn = d >= kDepth / 2 ? (s / 97 + d) % 60 : (s * 31 + d * 7) % names_.size();
         stackrec_location& loc = frames[d];
         loc = stackrec_location{};
         loc.function.name = Str(names_[fn]);
@@ -215,8 +213,8 @@ void BM_RecordLatency(benchmark::State& state) {
         me.latencies_ns.reserve(8 << 20);
         // Threads walk the keys from different places, as threads of one
         // program sample different code.
-        for (uint64_t i = static_cast<uint64_t>(t) * 7919;
-             !stop.load(std::memory_order_relaxed); ++i) {
+        for (uint64_t i = static_cast<uint64_t>(t) * 7919; !stop.load(std::memory_order_relaxed);
+             ++i) {
           const auto start = std::chrono::steady_clock::now();
           const stackrec_status st = RecordKey(recorder.get(), i * 7);
           const auto end = std::chrono::steady_clock::now();
@@ -254,7 +252,8 @@ void BM_RecordLatency(benchmark::State& state) {
   std::sort(all.begin(), all.end());
   auto pct = [&](double p) {
     if (all.empty()) return 0.0;
-    const size_t i = std::min(all.size() - 1, static_cast<size_t>(p * static_cast<double>(all.size())));
+    const size_t i =
+        std::min(all.size() - 1, static_cast<size_t>(p * static_cast<double>(all.size())));
     return static_cast<double>(all[i]);
   };
   state.counters["p50_ns"] = pct(0.50);

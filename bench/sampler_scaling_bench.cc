@@ -74,9 +74,12 @@ constexpr Path kAllPaths[] = {Path::kStrings, Path::kIds, Path::kTrack};
 
 const char* PathName(Path path) {
   switch (path) {
-    case Path::kStrings: return "strings";
-    case Path::kIds: return "ids";
-    case Path::kTrack: return "trackers";
+    case Path::kStrings:
+      return "strings";
+    case Path::kIds:
+      return "ids";
+    case Path::kTrack:
+      return "trackers";
   }
   return "?";
 }
@@ -212,8 +215,7 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
               return false;
             }
             return stackrec_recorder_untrack(r, ObjectId(t, n) + 8) == STACKREC_OK &&
-                   stackrec_recorder_track(r, ObjectId(t, n), &strings.Build(tick)) ==
-                       STACKREC_OK;
+                   stackrec_recorder_track(r, ObjectId(t, n), &strings.Build(tick)) == STACKREC_OK;
           });
           break;
       }
@@ -293,8 +295,7 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   for (size_t i = 0; i < stackrec_bench::kSampleTypes && result.error.empty(); ++i) {
     if (totals[i] != expected[i]) {
       result.error = std::string("the sums of ") + stackrec_bench::kSampleTypeNames[i][0] +
-                     " are " + std::to_string(totals[i]) + ", not " +
-                     std::to_string(expected[i]);
+                     " are " + std::to_string(totals[i]) + ", not " + std::to_string(expected[i]);
     }
   }
   if (!result.error.empty()) return result;
@@ -372,10 +373,15 @@ int main(int argc, char** argv) {
 
   std::printf("# stackrec-bench-sampler-scaling\n\n");
   std::printf("%s workload: %s\n", flags.workload.c_str(), w.Describe().c_str());
-  std::printf("%d CPUs; medians of %d runs; a serializer, where there is one, flips every %d ms\n\n",
-              cpus, flags.runs, flags.flip_ms);
-  std::printf("| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record | flips | memory MB | memory vs 1 |\n");
-  std::printf("|------|------------|----------|---------|---------|-------------|---------|---------------|-------|-----------|-------------|\n");
+  std::printf(
+      "%d CPUs; medians of %d runs; a serializer, where there is one, flips every %d ms\n\n", cpus,
+      flags.runs, flags.flip_ms);
+  std::printf(
+      "| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record "
+      "| flips | memory MB | memory vs 1 |\n");
+  std::printf(
+      "|------|------------|----------|---------|---------|-------------|---------|---------------|"
+      "-------|-----------|-------------|\n");
   bool all_ok = true;
   for (Path path : flags.paths) {
     for (int flip_ms : {0, flags.flip_ms}) {
@@ -411,8 +417,7 @@ int main(int argc, char** argv) {
         }
         const double records = static_cast<double>(w.ticks().size()) * passes;
         std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f | %.1f | %.2f× |\n",
-                    PathName(path),
-                    flip_ms == 0 ? "none" : "flips", n, records, median_wall,
+                    PathName(path), flip_ms == 0 ? "none" : "flips", n, records, median_wall,
                     records / median_wall / 1000.0, one_wall > 0 ? one_wall / median_wall : 0.0,
                     Median(cpu), Median(flips), median_memory,
                     one_memory > 0 ? median_memory / one_memory : 0.0);

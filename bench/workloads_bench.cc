@@ -141,7 +141,7 @@ namespace {
 
 struct Options {
   int reps = 5;
-  int heavy_reps = 3;    // a heavy run takes ~55 s of CPU, most of it the baseline's
+  int heavy_reps = 3;  // a heavy run takes ~55 s of CPU, most of it the baseline's
   int scaling_reps = 3;
   int format_reps = 11;
   bool verify = true;
@@ -182,10 +182,10 @@ bool RunRound(const Workload& w, int rep, bool verify, WorkloadRuns* r) {
   }
   for (Impl impl : {Impl::kProfile, Impl::kRecorder}) {
     for (IdMode mode : kIdModes) {
-        const Measurement m = RunIsolated([&] { return MeasureIds(impl, w, mode, verify); });
+      const Measurement m = RunIsolated([&] { return MeasureIds(impl, w, mode, verify); });
       if (!m.ok) {
-        std::printf("%s by %s, run %d: FAILED: %s\n", ImplName(impl), IdModeName(mode),
-                    rep + 1, m.error);
+        std::printf("%s by %s, run %d: FAILED: %s\n", ImplName(impl), IdModeName(mode), rep + 1,
+                    m.error);
         return false;
       }
       r->id_runs[{impl, mode}].push_back(m);
@@ -201,9 +201,10 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
   std::unique_ptr<Workload> w(new Workload(spec));
   const double gen_ms = MsSince(gen_start);
   malloc_trim(0);
-  std::printf("\n## %s: %s\n(generated in %.1f s; %d run%s of each, medians; every run "
-              "in a fresh process)\n\n",
-              spec.name.c_str(), w->Describe().c_str(), gen_ms / 1000, reps, reps == 1 ? "" : "s");
+  std::printf(
+      "\n## %s: %s\n(generated in %.1f s; %d run%s of each, medians; every run "
+      "in a fresh process)\n\n",
+      spec.name.c_str(), w->Describe().c_str(), gen_ms / 1000, reps, reps == 1 ? "" : "s");
   WorkloadRuns runs;
   for (int rep = 0; rep < reps; ++rep) {
     if (!RunRound(*w, rep, opt.verify && rep == 0, &runs)) return false;
@@ -215,9 +216,10 @@ bool RunWorkload(const WorkloadSpec& spec, int reps, const Options& opt, const T
 
 // Scaling: add ns/sample against stack depth.
 bool RunDepthScaling(const Options& opt) {
-  std::printf("\n## scaling: add against stack depth (typical's samples, every stack "
-              "of the given depth; %d runs, medians)\n\n",
-              opt.scaling_reps);
+  std::printf(
+      "\n## scaling: add against stack depth (typical's samples, every stack "
+      "of the given depth; %d runs, medians)\n\n",
+      opt.scaling_reps);
   Table table({"depth", "profile ns/sample", "profile ns/frame", "recorder ns/sample",
                "recorder ns/frame", "distinct keys"});
   for (uint32_t depth : {8u, 32u, 128u, 512u}) {
@@ -246,12 +248,12 @@ bool RunDepthScaling(const Options& opt) {
 
 // Scaling: serialize time and peak memory against the number of distinct keys.
 bool RunKeyScaling(const Options& opt) {
-  std::printf("\n## scaling: serialize and memory against distinct keys (heavy's "
-              "stacks, one sample per key; stackrec profile; %d runs, medians)\n\n",
-              opt.scaling_reps);
-  Table table({"distinct keys", "add ns/sample", "gzip ms", "gzip µs/key", "zstd ms",
-               "zstd µs/key", "gzip bytes/key", "zstd bytes/key", "memory MiB",
-               "memory bytes/key"});
+  std::printf(
+      "\n## scaling: serialize and memory against distinct keys (heavy's "
+      "stacks, one sample per key; stackrec profile; %d runs, medians)\n\n",
+      opt.scaling_reps);
+  Table table({"distinct keys", "add ns/sample", "gzip ms", "gzip µs/key", "zstd ms", "zstd µs/key",
+               "gzip bytes/key", "zstd bytes/key", "memory MiB", "memory bytes/key"});
   bool ok = true;
   for (size_t keys : {size_t{1000}, size_t{10000}, size_t{100000}, size_t{1000000}}) {
     std::unique_ptr<Workload> w(new Workload(KeysSpec(keys)));
@@ -286,16 +288,18 @@ bool RunKeyScaling(const Options& opt) {
     std::fprintf(stderr, "  %zu keys done\n", keys);
   }
   table.Print();
-  std::printf("\n(memory includes what does not grow with the keys: the program's strings, "
-              "functions and locations, and the serializer's buffers)\n");
+  std::printf(
+      "\n(memory includes what does not grow with the keys: the program's strings, "
+      "functions and locations, and the serializer's buffers)\n");
   return ok;
 }
 
 // pprof and OTLP side by side, on both workloads.
 bool RunFormatTables(const Options& opt) {
-  std::printf("\n## formats: one profile encoded as pprof and as OTLP, at the same "
-              "compression (%d runs each, taking turns; medians, CPU time)\n\n",
-              opt.format_reps);
+  std::printf(
+      "\n## formats: one profile encoded as pprof and as OTLP, at the same "
+      "compression (%d runs each, taking turns; medians, CPU time)\n\n",
+      opt.format_reps);
   Table table(kFormatsHeader);
   for (const WorkloadSpec& spec : {TypicalSpec(), HeavySpec()}) {
     if (!RunFormats(spec, opt.format_reps, &table)) return false;
@@ -307,12 +311,13 @@ bool RunFormatTables(const Options& opt) {
 
 int RunTables(const Options& opt) {
   std::printf("# stackrec-bench-workloads\n\n");
-  std::printf("machine: %u CPUs, load average %s at the start; a dependent load costs "
-              "%.0f ns within 1 MiB, %.0f ns within 64 MiB, a page fault %.1f µs (CPU time); "
-              "clock %s at %.3f GHz, empty bracket %.1f ns (subtracted from every call)\n",
-              std::thread::hardware_concurrency(), LoadAverage().c_str(), LoadLatencyNs(1),
-              LoadLatencyNs(64), PageFaultUs(), kClockName, g_clock.ticks_per_ns,
-              g_clock.overhead_ticks / g_clock.ticks_per_ns);
+  std::printf(
+      "machine: %u CPUs, load average %s at the start; a dependent load costs "
+      "%.0f ns within 1 MiB, %.0f ns within 64 MiB, a page fault %.1f µs (CPU time); "
+      "clock %s at %.3f GHz, empty bracket %.1f ns (subtracted from every call)\n",
+      std::thread::hardware_concurrency(), LoadAverage().c_str(), LoadLatencyNs(1),
+      LoadLatencyNs(64), PageFaultUs(), kClockName, g_clock.ticks_per_ns,
+      g_clock.overhead_ticks / g_clock.ticks_per_ns);
   const auto start = SteadyClock::now();
   bool ok = true;
   if (opt.Wants("typical")) {
@@ -323,19 +328,21 @@ int RunTables(const Options& opt) {
   }
   // The same with system names (WithSystemNames): only when asked for.
   if (opt.Wants("typical_sys")) {
-    ok = RunWorkload(WithSystemNames(TypicalSpec()), opt.reps, opt,
-                     {500, 120, 5.6, 40, 20, 80}) && ok;
+    ok = RunWorkload(WithSystemNames(TypicalSpec()), opt.reps, opt, {500, 120, 5.6, 40, 20, 80}) &&
+         ok;
   }
   if (opt.Wants("heavy_sys")) {
     ok = RunWorkload(WithSystemNames(HeavySpec()), opt.heavy_reps, opt,
-                     {700, 1000, 53, 300, 120, 150}) && ok;
+                     {700, 1000, 53, 300, 120, 150}) &&
+         ok;
   }
   if (opt.Wants("depth")) ok = RunDepthScaling(opt) && ok;
   if (opt.Wants("keys")) ok = RunKeyScaling(opt) && ok;
   if (opt.Wants("formats")) ok = RunFormatTables(opt) && ok;
   if (!g_peak_reset_ok) {
-    std::printf("\nwarning: /proc/self/clear_refs could not reset VmHWM; memory "
-                "figures rely on the child's peak starting at its RSS after fork\n");
+    std::printf(
+        "\nwarning: /proc/self/clear_refs could not reset VmHWM; memory "
+        "figures rely on the child's peak starting at its RSS after fork\n");
   }
   std::printf("\ntotal %.0f s; load average %s at the end\n", MsSince(start) / 1000,
               LoadAverage().c_str());

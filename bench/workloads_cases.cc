@@ -9,34 +9,43 @@
 #include <vector>
 
 #include "pprof_summary.h"
-#include "workload_interning.h"
 #include "stackrec/stackrec.h"
+#include "workload_interning.h"
 
 namespace stackrec_bench {
 
 const char* ImplName(Impl impl) {
   switch (impl) {
-    case Impl::kProfile: return "stackrec profile";
-    case Impl::kRecorder: return "stackrec recorder";
-    case Impl::kBaseline: return "baseline";
+    case Impl::kProfile:
+      return "stackrec profile";
+    case Impl::kRecorder:
+      return "stackrec recorder";
+    case Impl::kBaseline:
+      return "baseline";
   }
   return "?";
 }
 
 const char* IdModeName(IdMode mode) {
   switch (mode) {
-    case IdMode::kStackId: return "stack id";
-    case IdMode::kStackAndLabelsIds: return "stack id and label-set id";
-    case IdMode::kLocationIds: return "location ids";
+    case IdMode::kStackId:
+      return "stack id";
+    case IdMode::kStackAndLabelsIds:
+      return "stack id and label-set id";
+    case IdMode::kLocationIds:
+      return "location ids";
   }
   return "";
 }
 
 const char* IdModeKey(IdMode mode) {
   switch (mode) {
-    case IdMode::kStackId: return "stack_id";
-    case IdMode::kStackAndLabelsIds: return "stack_and_labels_ids";
-    case IdMode::kLocationIds: return "location_ids";
+    case IdMode::kStackId:
+      return "stack_id";
+    case IdMode::kStackAndLabelsIds:
+      return "stack_and_labels_ids";
+    case IdMode::kLocationIds:
+      return "location_ids";
   }
   return "";
 }
@@ -177,8 +186,7 @@ Measurement MeasureRecorder(const Workload& w, bool verify, bool serialize) {
   const AddTiming t2 = TimedAdds(w, record, endpoint);
   if (!t2.ok) return Failed("stackrec_recorder_record (second fill)");
   m.add2_ns = t2.ns;
-  if (serialize &&
-      !TimedSerialize(with(kZstd), &m.zstd_ms, &m.zstd_bytes, park)) {
+  if (serialize && !TimedSerialize(with(kZstd), &m.zstd_ms, &m.zstd_bytes, park)) {
     return Failed("stackrec_recorder_serialize zstd");
   }
   m.peak_mib = StatusMiB("VmHWM");
@@ -209,7 +217,7 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
   }
   std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)> owner_p(p, stackrec_profile_free);
   std::unique_ptr<stackrec_recorder, void (*)(stackrec_recorder*)> owner_r(r,
-                                                                          stackrec_recorder_free);
+                                                                           stackrec_recorder_free);
   Measurement m = {};
   Interned interned;
   const Stopwatch intern_watch;
@@ -220,7 +228,8 @@ Measurement MeasureIds(Impl impl, const Workload& w, IdMode mode, bool verify) {
                           mode == IdMode::kLocationIds,
                           mode == IdMode::kStackAndLabelsIds ? &interned.label_sets : nullptr);
   const AddTiming t = TimedIdAdds(p, r, w, builder);
-  if (!t.ok) return Failed(p != nullptr ? "stackrec_profile_add_ids" : "stackrec_recorder_record_ids");
+  if (!t.ok)
+    return Failed(p != nullptr ? "stackrec_profile_add_ids" : "stackrec_recorder_record_ids");
   TakeFirstFill(t, &m);
   if (verify) {
     stackrec_encoded* out = nullptr;
@@ -278,9 +287,12 @@ Measurement MeasureBaseline(const Workload& w, bool verify) {
 
 Measurement Measure(Impl impl, const Workload& w, bool verify) {
   switch (impl) {
-    case Impl::kProfile: return MeasureProfile(w, verify);
-    case Impl::kRecorder: return MeasureRecorder(w, verify);
-    case Impl::kBaseline: return MeasureBaseline(w, verify);
+    case Impl::kProfile:
+      return MeasureProfile(w, verify);
+    case Impl::kRecorder:
+      return MeasureRecorder(w, verify);
+    case Impl::kBaseline:
+      return MeasureBaseline(w, verify);
   }
   return Failed("no such implementation");
 }

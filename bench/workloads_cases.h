@@ -23,8 +23,7 @@ const char* ImplName(Impl impl);
 // sampler that keeps its thread's and request's label set interned), by
 // location ids with the labels as strings.
 enum class IdMode { kStackId, kStackAndLabelsIds, kLocationIds };
-constexpr IdMode kIdModes[] = {IdMode::kStackId, IdMode::kStackAndLabelsIds,
-                               IdMode::kLocationIds};
+constexpr IdMode kIdModes[] = {IdMode::kStackId, IdMode::kStackAndLabelsIds, IdMode::kLocationIds};
 const char* IdModeName(IdMode mode);
 // The same, as a benchmark name's last part.
 const char* IdModeKey(IdMode mode);

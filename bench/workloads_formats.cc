@@ -76,8 +76,7 @@ bool RunFormats(const WorkloadSpec& spec, int reps, Table* table) {
     const char* name = c == STACKREC_COMPRESSION_GZIP   ? "gzip"
                        : c == STACKREC_COMPRESSION_ZSTD ? "zstd"
                                                         : "none";
-    table->Row({spec.name, name, Ms(pprof_ms),
-                Ms(otlp_ms), Fixed(otlp_ms / pprof_ms, 2) + "×",
+    table->Row({spec.name, name, Ms(pprof_ms), Ms(otlp_ms), Fixed(otlp_ms / pprof_ms, 2) + "×",
                 Bytes(static_cast<double>(pprof.bytes)), Bytes(static_cast<double>(otlp.bytes)),
                 Bytes(static_cast<double>(pprof.raw_bytes)),
                 Bytes(static_cast<double>(otlp.raw_bytes))});

@@ -20,8 +20,8 @@ namespace stackrec_bench {
 bool RunFormats(const WorkloadSpec& spec, int reps, Table* table);
 
 inline const std::vector<std::string> kFormatsHeader = {
-    "workload", "compression", "pprof ms", "OTLP ms", "OTLP / pprof",
-    "pprof bytes", "OTLP bytes", "pprof uncompressed", "OTLP uncompressed"};
+    "workload",    "compression", "pprof ms",           "OTLP ms",          "OTLP / pprof",
+    "pprof bytes", "OTLP bytes",  "pprof uncompressed", "OTLP uncompressed"};
 
 }  // namespace stackrec_bench
 

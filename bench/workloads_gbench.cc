@@ -127,10 +127,9 @@ void BM_Serialize(benchmark::State& state, const char* workload, Impl impl,
     }
     SampleBuilder builder(w);
     for (const Tick& t : w.ticks()) {
-      const bool span_ok =
-          !(t.flags & Tick::kSpanStarts) ||
-          stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span))) ==
-              STACKREC_OK;
+      const bool span_ok = !(t.flags & Tick::kSpanStarts) ||
+                           stackrec_profile_set_endpoint(
+                               p, w.span_id(t.span), Str(w.span_endpoint(t.span))) == STACKREC_OK;
       if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
         stackrec_profile_free(p);
         return state.SkipWithError(stackrec_last_error());
@@ -173,10 +172,9 @@ void BM_SerializeKeys(benchmark::State& state) {
   }
   SampleBuilder builder(w);
   for (const Tick& t : w.ticks()) {
-    const bool span_ok =
-        !(t.flags & Tick::kSpanStarts) ||
-        stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span))) ==
-            STACKREC_OK;
+    const bool span_ok = !(t.flags & Tick::kSpanStarts) ||
+                         stackrec_profile_set_endpoint(p, w.span_id(t.span),
+                                                       Str(w.span_endpoint(t.span))) == STACKREC_OK;
     if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
       stackrec_profile_free(p);
       return state.SkipWithError(stackrec_last_error());
@@ -198,8 +196,7 @@ void BM_SerializeKeys(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(bytes);
   state.counters["us_per_key"] = benchmark::Counter(
       static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-      benchmark::Counter::kIs1000);
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
 
 }  // namespace
@@ -260,7 +257,10 @@ void RegisterBenchmarks() {
   }
   benchmark::RegisterBenchmark("BM_AddDepth", BM_AddDepth)
       ->ArgName("depth")
-      ->Arg(8)->Arg(32)->Arg(128)->Arg(512)
+      ->Arg(8)
+      ->Arg(32)
+      ->Arg(128)
+      ->Arg(512)
       ->UseManualTime()
       ->Iterations(1)
       ->Repetitions(5)
@@ -268,8 +268,8 @@ void RegisterBenchmarks() {
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_SerializeKeys", BM_SerializeKeys)
       ->ArgNames({"keys", "compression"})
-      ->ArgsProduct({{1000, 10000, 100000, 1000000},
-                     {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}})
+      ->ArgsProduct(
+          {{1000, 10000, 100000, 1000000}, {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}})
       ->Unit(benchmark::kMillisecond);
 }
 

@@ -35,8 +35,8 @@ void CalibrateClock() {
   }
   const uint64_t c1 = ClockEnd();
   const auto t1 = SteadyClock::now();
-  g_clock.ticks_per_ns = static_cast<double>(c1 - c0) /
-                         std::chrono::duration<double, std::nano>(t1 - t0).count();
+  g_clock.ticks_per_ns =
+      static_cast<double>(c1 - c0) / std::chrono::duration<double, std::nano>(t1 - t0).count();
   std::vector<double> means;
   for (int round = 0; round < 21; ++round) {
     uint64_t sum = 0;
@@ -188,8 +188,8 @@ double LoadLatencyNs(size_t mib) {
 
 double PageFaultUs() {
   constexpr size_t kBytes = size_t{16} << 20, kPage = 4096;
-  void* const mem = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                         -1, 0);
+  void* const mem =
+      mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return 0;
   volatile char* const bytes = static_cast<volatile char*>(mem);
   const Stopwatch watch;

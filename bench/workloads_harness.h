@@ -67,9 +67,9 @@ inline uint64_t ClockEnd() {
 constexpr const char* kClockName = "TSC";
 #else
 inline uint64_t ClockNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   SteadyClock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch())
+          .count());
 }
 inline uint64_t ClockBegin() {
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -237,25 +237,25 @@ struct Measurement {
   char error[256];
   // Times are CPU times of the measuring thread (see "Time" at the top);
   // the *_wall fields are the same in wall time.
-  double add_ns;     // ns/sample: the profile, the recorder's first fill, the baseline
+  double add_ns;  // ns/sample: the profile, the recorder's first fill, the baseline
   double add_wall_ns;
-  double cpu_share;  // of the first add loop
+  double cpu_share;               // of the first add loop
   double first_sightings_ns;      // of add_ns: first sightings (see AddTiming)
   double first_sighting_each_ns;  // what one took
   double first_sightings;         // how many
   double page_faults;             // during those adds
   double slow_calls_ns;           // of add_ns: calls over kSlowCallNs (see AddTiming)
   double slow_calls;              // how many
-  double add2_ns;    // the recorder's second fill (into the other slot)
-  double add3_ns;    // the recorder's third fill: steady state (see MeasureRecorder)
-  double intern_ms;  // the id path: interning the workload once (not in add_ns)
-  double gzip_ms;    // stackrec: gzip default level; baseline: SerializeToString + gzip 6
+  double add2_ns;                 // the recorder's second fill (into the other slot)
+  double add3_ns;                 // the recorder's third fill: steady state (see MeasureRecorder)
+  double intern_ms;               // the id path: interning the workload once (not in add_ns)
+  double gzip_ms;  // stackrec: gzip default level; baseline: SerializeToString + gzip 6
   double gzip_wall_ms;
-  double zstd_ms;    // stackrec only, zstd default level
-  double none_ms;    // stackrec profile, uncompressed (after the memory reading)
-  double pb_ms;      // baseline: SerializeToString
-  double gzip6_ms;   // baseline: gzip 6 of that
-  double gzip1_ms;   // baseline: gzip 1 of that (after the memory reading)
+  double zstd_ms;   // stackrec only, zstd default level
+  double none_ms;   // stackrec profile, uncompressed (after the memory reading)
+  double pb_ms;     // baseline: SerializeToString
+  double gzip6_ms;  // baseline: gzip 6 of that
+  double gzip1_ms;  // baseline: gzip 1 of that (after the memory reading)
   uint64_t gzip_bytes, zstd_bytes, none_bytes, gzip1_bytes;
   uint64_t recorder_keys;  // stats: last_distinct_keys of the first serialization
   double loaded_mib, peak_mib;
@@ -271,8 +271,8 @@ Measurement Failed(const char* what);
 
 // Serializes through `serialize` (timed), parks the output if verifying.
 template <typename Serialize>
-bool TimedSerialize(Serialize&& serialize, double* ms, uint64_t* bytes,
-                    Parking* parking, double* wall_ms = nullptr) {
+bool TimedSerialize(Serialize&& serialize, double* ms, uint64_t* bytes, Parking* parking,
+                    double* wall_ms = nullptr) {
   stackrec_encoded* out = nullptr;
   const Stopwatch watch;
   const bool ok = serialize(&out);

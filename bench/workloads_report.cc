@@ -34,9 +34,7 @@ std::string Fixed(double x, int decimals) {
 
 std::string Ms(double ms) { return ms < 100 ? Fixed(ms, 1) : Thousands(ms); }
 std::string Bytes(double b) { return Fixed(b / 1e6, 2) + " MB"; }
-std::string Ratio(double base, double ours) {
-  return ours > 0 ? Fixed(base / ours, 1) + "×" : "–";
-}
+std::string Ratio(double base, double ours) { return ours > 0 ? Fixed(base / ours, 1) + "×" : "–"; }
 std::string Range(const std::vector<double>& v, int decimals) {
   if (v.empty()) return "";
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -75,8 +73,7 @@ bool Verify(const Workload& w, const std::vector<std::pair<std::string, PprofSum
     }
     // Every function's system name is its name, or none has one.
     const uint64_t with = w.spec().system_names ? s.functions : 0;
-    if (s.functions == 0 || s.functions_with_system_name != with ||
-        s.system_names_not_name != 0) {
+    if (s.functions == 0 || s.functions_with_system_name != with || s.system_names_not_name != 0) {
       fail(std::to_string(s.functions_with_system_name) + " of " + std::to_string(s.functions) +
            " functions with a system name, expected " + std::to_string(with) + "; " +
            std::to_string(s.system_names_not_name) + " of them not the function's name");
@@ -186,11 +183,13 @@ void AddStringRows(Table& table, const WorkloadRuns& r, const Targets& t) {
              Thousands(r.Med(R, &Measurement::page_faults)),
              Thousands(r.Med(B, &Measurement::page_faults)), "", "", ""});
   auto slow_row = [&](Impl impl) {
-    return Slow(r.Values(impl, &Measurement::slow_calls_ns), r.Values(impl, &Measurement::slow_calls));
+    return Slow(r.Values(impl, &Measurement::slow_calls_ns),
+                r.Values(impl, &Measurement::slow_calls));
   };
-  table.Row({"of which calls over 10 µs (tables growing, huge pages faulted in, interrupts), "
-             "ns/sample",
-             slow_row(P), slow_row(R), "", "", "", ""});
+  table.Row(
+      {"of which calls over 10 µs (tables growing, huge pages faulted in, interrupts), "
+       "ns/sample",
+       slow_row(P), slow_row(R), "", "", "", ""});
 }
 
 // The id path's adds, by each mode, and interning the workload.
@@ -198,20 +197,19 @@ void AddIdRows(Table& table, const WorkloadRuns& r, const Targets& t) {
   const double add_b = r.Med(B, &Measurement::add_ns);
   const double ids_p = r.IdMed(P, IdMode::kStackId, &Measurement::add_ns),
                ids_r = r.IdMed(R, IdMode::kStackId, &Measurement::add_ns);
-  table.Row({"add, ns/sample (pre-interned ids: stack id, CPU)", Thousands(ids_p),
-             Thousands(ids_r), "–", Ratio(add_b, ids_p), Ratio(add_b, ids_r),
+  table.Row({"add, ns/sample (pre-interned ids: stack id, CPU)", Thousands(ids_p), Thousands(ids_r),
+             "–", Ratio(add_b, ids_p), Ratio(add_b, ids_r),
              Target(std::max(ids_p, ids_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
   auto slow_ids = [&](Impl impl) {
     return Slow(r.IdValues(impl, IdMode::kStackId, &Measurement::slow_calls_ns),
                 r.IdValues(impl, IdMode::kStackId, &Measurement::slow_calls));
   };
-  table.Row({"of which calls over 10 µs, ns/sample (stack id)", slow_ids(P), slow_ids(R), "",
-             "", "", ""});
+  table.Row({"of which calls over 10 µs, ns/sample (stack id)", slow_ids(P), slow_ids(R), "", "",
+             "", ""});
   const double both_p = r.IdMed(P, IdMode::kStackAndLabelsIds, &Measurement::add_ns),
                both_r = r.IdMed(R, IdMode::kStackAndLabelsIds, &Measurement::add_ns);
-  table.Row({"add, ns/sample (pre-interned ids: stack id and label-set id, CPU)",
-             Thousands(both_p), Thousands(both_r), "–", Ratio(add_b, both_p),
-             Ratio(add_b, both_r),
+  table.Row({"add, ns/sample (pre-interned ids: stack id and label-set id, CPU)", Thousands(both_p),
+             Thousands(both_r), "–", Ratio(add_b, both_p), Ratio(add_b, both_r),
              Target(std::max(both_p, both_r), t.ids_add_ns, Thousands(t.ids_add_ns))});
   table.Row({"add, ns/sample (pre-interned ids: location ids, CPU)",
              Thousands(r.IdMed(P, IdMode::kLocationIds, &Measurement::add_ns)),
@@ -244,7 +242,8 @@ void AddSerializeRows(Table& table, const WorkloadRuns& r, const Targets& t) {
              Target(std::max(zs_p, zs_r), t.zstd_ms, Thousands(t.zstd_ms))});
   table.Row({"zstd output", Bytes(Median(r.ByteValues(P, &Measurement::zstd_bytes))),
              Bytes(Median(r.ByteValues(R, &Measurement::zstd_bytes))), "–", "", "", ""});
-  const double mem_p = Median(r.Memory(P)), mem_r = Median(r.Memory(R)), mem_b = Median(r.Memory(B));
+  const double mem_p = Median(r.Memory(P)), mem_r = Median(r.Memory(R)),
+               mem_b = Median(r.Memory(B));
   // One decimal: a target is met or not by the exact figure (VmHWM and
   // VmRSS are in kB).
   table.Row({"memory, MiB (peak RSS − loaded RSS)", Thousands(mem_p, 1), Thousands(mem_r, 1),
@@ -259,21 +258,19 @@ void AddSerializeRows(Table& table, const WorkloadRuns& r, const Targets& t) {
 // The recorder's second and third fills.
 void AddFillRows(Table& table, const WorkloadRuns& r) {
   table.Row({"recorder's second fill, ns/sample: string frames", "",
-             Thousands(r.Med(R, &Measurement::add2_ns)),
-             "", "", "", ""});
+             Thousands(r.Med(R, &Measurement::add2_ns)), "", "", "", ""});
   table.Row({"recorder's second fill, ns/sample: stack id and label-set id", "",
-             Thousands(r.IdMed(R, IdMode::kStackAndLabelsIds, &Measurement::add2_ns)), "", "",
-             "", ""});
+             Thousands(r.IdMed(R, IdMode::kStackAndLabelsIds, &Measurement::add2_ns)), "", "", "",
+             ""});
   table.Row({"recorder's steady state (third fill), ns/sample: string frames", "",
              Thousands(r.Med(R, &Measurement::add3_ns)), "", "", "", ""});
   table.Row({"recorder's steady state (third fill), ns/sample: stack id", "",
              Thousands(r.IdMed(R, IdMode::kStackId, &Measurement::add3_ns)), "", "", "", ""});
-  table.Row({"recorder's steady state (third fill), ns/sample: stack id and label-set id",
-             "", Thousands(r.IdMed(R, IdMode::kStackAndLabelsIds, &Measurement::add3_ns)), "",
-             "", "", ""});
-  table.Row({"recorder's steady state (third fill), ns/sample: location ids", "",
-             Thousands(r.IdMed(R, IdMode::kLocationIds, &Measurement::add3_ns)), "", "", "",
+  table.Row({"recorder's steady state (third fill), ns/sample: stack id and label-set id", "",
+             Thousands(r.IdMed(R, IdMode::kStackAndLabelsIds, &Measurement::add3_ns)), "", "", "",
              ""});
+  table.Row({"recorder's steady state (third fill), ns/sample: location ids", "",
+             Thousands(r.IdMed(R, IdMode::kLocationIds, &Measurement::add3_ns)), "", "", "", ""});
 }
 
 // Wall-time figures, the CPU share, and the baseline at gzip level 1.
@@ -283,14 +280,15 @@ void AddWallRows(Table& table, const WorkloadRuns& r) {
              Thousands(r.Med(R, &Measurement::add_wall_ns)),
              Thousands(r.Med(B, &Measurement::add_wall_ns)), "", "", ""});
   table.Row({"serialize gzip, wall ms", Ms(r.Med(P, &Measurement::gzip_wall_ms)),
-             Ms(r.Med(R, &Measurement::gzip_wall_ms)), Ms(r.Med(B, &Measurement::gzip_wall_ms)),
-             "", "", ""});
+             Ms(r.Med(R, &Measurement::gzip_wall_ms)), Ms(r.Med(B, &Measurement::gzip_wall_ms)), "",
+             "", ""});
   table.Row({"add by stack id, wall ns/sample",
              Thousands(r.IdMed(P, IdMode::kStackId, &Measurement::add_wall_ns)),
              Thousands(r.IdMed(R, IdMode::kStackId, &Measurement::add_wall_ns)), "", "", "", ""});
-  table.Row({"CPU share during the adds (CPU ÷ wall time)", Fixed(r.Med(P, &Measurement::cpu_share), 2),
-             Fixed(r.Med(R, &Measurement::cpu_share), 2), Fixed(r.Med(B, &Measurement::cpu_share), 2),
-             "", "", ""});
+  table.Row({"CPU share during the adds (CPU ÷ wall time)",
+             Fixed(r.Med(P, &Measurement::cpu_share), 2),
+             Fixed(r.Med(R, &Measurement::cpu_share), 2),
+             Fixed(r.Med(B, &Measurement::cpu_share), 2), "", "", ""});
   table.Row({"CPU share during the adds by stack id",
              Fixed(r.IdMed(P, IdMode::kStackId, &Measurement::cpu_share), 2),
              Fixed(r.IdMed(R, IdMode::kStackId, &Measurement::cpu_share), 2), "", "", "", ""});
@@ -303,11 +301,11 @@ void AddWallRows(Table& table, const WorkloadRuns& r) {
 }
 
 void PrintSpread(const WorkloadRuns& r) {
-
   std::printf("\nspread (min–max over the runs; CPU time unless wall):\n\n");
   Table spread({"", "stackrec profile", "stackrec recorder", "baseline"});
   spread.Row({"add, ns/sample", Range(r.Values(P, &Measurement::add_ns), 0),
-              Range(r.Values(R, &Measurement::add_ns), 0), Range(r.Values(B, &Measurement::add_ns), 0)});
+              Range(r.Values(R, &Measurement::add_ns), 0),
+              Range(r.Values(B, &Measurement::add_ns), 0)});
   for (IdMode mode : kIdModes) {
     spread.Row({std::string("add by ") + IdModeName(mode) + ", ns/sample",
                 Range(r.IdValues(P, mode, &Measurement::add_ns), 0),
@@ -317,7 +315,8 @@ void PrintSpread(const WorkloadRuns& r) {
               Range(r.Values(R, &Measurement::add_wall_ns), 0),
               Range(r.Values(B, &Measurement::add_wall_ns), 0)});
   spread.Row({"serialize gzip, ms", Range(r.Values(P, &Measurement::gzip_ms), 0),
-              Range(r.Values(R, &Measurement::gzip_ms), 0), Range(r.Values(B, &Measurement::gzip_ms), 0)});
+              Range(r.Values(R, &Measurement::gzip_ms), 0),
+              Range(r.Values(B, &Measurement::gzip_ms), 0)});
   spread.Row({"serialize zstd, ms", Range(r.Values(P, &Measurement::zstd_ms), 0),
               Range(r.Values(R, &Measurement::zstd_ms), 0), ""});
   spread.Row({"memory, MiB", Range(r.Memory(P), 1), Range(r.Memory(R), 1), Range(r.Memory(B), 1)});
@@ -330,8 +329,8 @@ void PrintSpread(const WorkloadRuns& r) {
 }  // namespace
 
 void PrintWorkloadTables(const WorkloadRuns& r, const Targets& t) {
-  Table table({"", "stackrec profile", "stackrec recorder", "baseline",
-               "baseline ÷ profile", "baseline ÷ recorder", "target"});
+  Table table({"", "stackrec profile", "stackrec recorder", "baseline", "baseline ÷ profile",
+               "baseline ÷ recorder", "target"});
   AddStringRows(table, r, t);
   AddIdRows(table, r, t);
   AddSerializeRows(table, r, t);

@@ -28,8 +28,8 @@ std::string Thousands(double x, int decimals = 0);
 std::string Fixed(double x, int decimals);
 // A value for a table: ms with one decimal below 100, integers above.
 std::string Ms(double ms);
-std::string Bytes(double b);       // "1.92 MB"
-std::string Ratio(double base, double ours);  // "3.3×"; "–" without ours
+std::string Bytes(double b);                                    // "1.92 MB"
+std::string Ratio(double base, double ours);                    // "3.3×"; "–" without ours
 std::string Range(const std::vector<double>& v, int decimals);  // "min–max"
 
 // A markdown table with padded columns.

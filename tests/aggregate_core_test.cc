@@ -305,7 +305,8 @@ TEST_CASE("new and known keys keep their order and their sums, read at any point
     if (!order.empty()) CHECK(Sums(profile, probe) == sums[probe]);
   }
   for (int64_t n : order) CHECK(Sums(profile, n) == sums[n]);
-  CHECK(profile.samples_added() == static_cast<uint64_t>(std::accumulate(
-                                       sums.begin(), sums.end(), int64_t{0},
-                                       [](int64_t t, const auto& kv) { return t + kv.second[0]; })));
+  CHECK(profile.samples_added() ==
+        static_cast<uint64_t>(
+            std::accumulate(sums.begin(), sums.end(), int64_t{0},
+                            [](int64_t t, const auto& kv) { return t + kv.second[0]; })));
 }

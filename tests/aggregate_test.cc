@@ -311,7 +311,8 @@ std::string LeafFields(const Profile& p, const Sample& s) {
 
 }  // namespace
 
-TEST_CASE("a system name is part of a function's identity, and one equal to the name is kept as given") {
+TEST_CASE(
+    "a system name is part of a function's identity, and one equal to the name is kept as given") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   Target t(kind);
@@ -329,14 +330,14 @@ TEST_CASE("a system name is part of a function's identity, and one equal to the 
     return l;
   };
   std::vector<stackrec_location> leaves = {
-      leaf(f, S("")),      // 0: no system name
-      leaf(f, S("")),      // 1: the name's own string, set below
-      leaf(f, S(f_copy)),  // 2: a copy of the name: as 1
-      leaf(f, S(g)),       // 3: as long as the name, a byte apart
-      leaf(g, S(f)),       // 4: 3's names swapped
-      leaf(g, S("")),      // 5: g's own string, set below
-      leaf(f, S("")),      // 6: as 1, with a mapping
-      leaf(f, S("")),      // 7: as 0, with that mapping
+      leaf(f, S("")),        // 0: no system name
+      leaf(f, S("")),        // 1: the name's own string, set below
+      leaf(f, S(f_copy)),    // 2: a copy of the name: as 1
+      leaf(f, S(g)),         // 3: as long as the name, a byte apart
+      leaf(g, S(f)),         // 4: 3's names swapped
+      leaf(g, S("")),        // 5: g's own string, set below
+      leaf(f, S("")),        // 6: as 1, with a mapping
+      leaf(f, S("")),        // 7: as 0, with that mapping
       leaf(f, S(f_longer)),  // 8: the name and a byte more
   };
   leaves[1].function.system_name = leaves[1].function.name;

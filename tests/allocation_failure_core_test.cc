@@ -38,9 +38,9 @@ struct ProfileFree {
 using ProfilePtr = std::unique_ptr<stackrec_profile, ProfileFree>;
 
 ProfilePtr NewProfile() {
-  static const stackrec_value_type types[3] = {
-      {S("cpu-time"), S("nanoseconds")}, {S("cpu-samples"), S("count")},
-      {S("wall-time"), S("nanoseconds")}};
+  static const stackrec_value_type types[3] = {{S("cpu-time"), S("nanoseconds")},
+                                               {S("cpu-samples"), S("count")},
+                                               {S("wall-time"), S("nanoseconds")}};
   stackrec_profile_options opts{};
   opts.sample_types = types;
   opts.sample_types_len = 3;
@@ -150,9 +150,9 @@ std::map<Key, std::vector<int64_t>> Model(const Workload& w) {
     for (int f : w.stacks[static_cast<size_t>(w.ticks[i].stack)]) {
       names.push_back(w.names[static_cast<size_t>(f)]);
     }
-    std::vector<int64_t>& v =
-        model[Key{names, {"thread id=" + std::to_string(w.ticks[i].thread),
-                          "thread name=" + ThreadName(w, i)}}];
+    std::vector<int64_t>& v = model[Key{
+        names,
+        {"thread id=" + std::to_string(w.ticks[i].thread), "thread name=" + ThreadName(w, i)}}];
     v.resize(3);
     v[0] += static_cast<int64_t>(i) * 1000;
     v[1] += 1;
@@ -196,7 +196,8 @@ class IdPath {
           stackrec_interned_location loc{};
           loc.function_id = functions_[fi];
           loc.line = 10 + f % 50;
-          if (const stackrec_status st = stackrec_profile_intern_location(p_, &loc, &locations_[fi]);
+          if (const stackrec_status st =
+                  stackrec_profile_intern_location(p_, &loc, &locations_[fi]);
               st != STACKREC_OK) {
             return st;
           }
@@ -256,8 +257,9 @@ class Failures {
 
 }  // namespace
 
-TEST_CASE("an add that meets a failed table allocation reports it and damages nothing, "
-          "whichever allocation fails") {
+TEST_CASE(
+    "an add that meets a failed table allocation reports it and damages nothing, "
+    "whichever allocation fails") {
   const Workload w;
   std::vector<stackrec_location> frames;
 
@@ -303,8 +305,9 @@ TEST_CASE("an add that meets a failed table allocation reports it and damages no
   CHECK(runs_with_failure >= 90);
 }
 
-TEST_CASE("interning and adding by ids meet a failed table allocation, whichever it is, and "
-          "damage nothing") {
+TEST_CASE(
+    "interning and adding by ids meet a failed table allocation, whichever it is, and "
+    "damage nothing") {
   const Workload w;
   const std::map<Key, std::vector<int64_t>> model = Model(w);
   {

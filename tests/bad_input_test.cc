@@ -201,8 +201,9 @@ TEST_CASE("every string of a frame and of a label is checked for NULL and for th
       labels[0].key = S("fine");
       labels[0].num = 1;
       labels[1].key = S("k");
-      stackrec_str* target =
-          f == 0 ? &labels[1].key : f == 1 ? &labels[1].str : &labels[1].num_unit;
+      stackrec_str* target = f == 0   ? &labels[1].key
+                             : f == 1 ? &labels[1].str
+                                      : &labels[1].num_unit;
       *target = null ? stackrec_str{nullptr, 3} : stackrec_str{too_long.data(), too_long.size()};
       SampleBuilder b;
       b.Frame("f").Values({1, 1, 1});
@@ -240,8 +241,8 @@ TEST_CASE("a label string whose length no object can have is refused by name") {
       s.labels_len = 1;
       ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
                      STACKREC_INVALID_ARGUMENT,
-                     std::string("sample.labels[0].") + fields[f] + ".len " +
-                         std::to_string(len) + " is over the 16777216 byte limit");
+                     std::string("sample.labels[0].") + fields[f] + ".len " + std::to_string(len) +
+                         " is over the 16777216 byte limit");
     }
   }
 }
@@ -366,7 +367,8 @@ TEST_CASE("bad labels are rejected: empty key, duplicate key, string and number"
   s.labels = &l;
   s.labels_len = 1;
   ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
-                 STACKREC_INVALID_ARGUMENT, "sample.labels[0] has both a string and a non-zero num");
+                 STACKREC_INVALID_ARGUMENT,
+                 "sample.labels[0] has both a string and a non-zero num");
   l.num = 0;
   l.num_unit = S("bytes");
   ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
@@ -435,9 +437,8 @@ TEST_CASE("bad endpoints are rejected: span id 0 and the empty endpoint") {
   ExpectRejected(
       [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 0, S("GET /")); },
       STACKREC_INVALID_ARGUMENT, "local_root_span_id is 0");
-  ExpectRejected(
-      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 11, S("")); },
-      STACKREC_INVALID_ARGUMENT, "endpoint is empty");
+  ExpectRejected([](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 11, S("")); },
+                 STACKREC_INVALID_ARGUMENT, "endpoint is empty");
 }
 
 TEST_CASE("bad profile options are rejected by field") {
@@ -495,7 +496,8 @@ TEST_CASE("an unknown compression or an out-of-range level is rejected") {
 
 TEST_CASE("status names cover every code and unknown values") {
   CHECK(std::string(stackrec_status_name(STACKREC_OK)) == "STACKREC_OK");
-  CHECK(std::string(stackrec_status_name(STACKREC_INVALID_ARGUMENT)) == "STACKREC_INVALID_ARGUMENT");
+  CHECK(std::string(stackrec_status_name(STACKREC_INVALID_ARGUMENT)) ==
+        "STACKREC_INVALID_ARGUMENT");
   CHECK(std::string(stackrec_status_name(STACKREC_OUT_OF_MEMORY)) == "STACKREC_OUT_OF_MEMORY");
   CHECK(std::string(stackrec_status_name(STACKREC_LIMIT_EXCEEDED)) == "STACKREC_LIMIT_EXCEEDED");
   CHECK(std::string(stackrec_status_name(STACKREC_BUSY)) == "STACKREC_BUSY");
@@ -510,16 +512,15 @@ TEST_CASE("a struct size no version of the struct can have is refused by name") 
   const stackrec_sample& s = b.Get();
   for (size_t size : {size_t{0}, sizeof(stackrec_sample) + 3, size_t{8192}}) {
     INFO("sample_size " << size);
-    ExpectRejected(
-        [&](stackrec_profile* p) { return stackrec_profile_add_sized(p, &s, size); },
-        STACKREC_INVALID_ARGUMENT, "sample_size " + std::to_string(size) + " is not the size");
+    ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add_sized(p, &s, size); },
+                   STACKREC_INVALID_ARGUMENT,
+                   "sample_size " + std::to_string(size) + " is not the size");
   }
   Options o;
   auto r = NewRecorder(o.opts);
   stackrec_stats stats{};
   CHECK(stackrec_recorder_stats_sized(r.get(), &stats, 4) == STACKREC_INVALID_ARGUMENT);
-  CHECK(std::string(stackrec_last_error()).find("out_size 4 is not the size") !=
-        std::string::npos);
+  CHECK(std::string(stackrec_last_error()).find("out_size 4 is not the size") != std::string::npos);
   stackrec_recorder* created = nullptr;
   CHECK(stackrec_recorder_new_sized(&o.opts, &created, 1) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()).find("opts_size 1 is not the size") !=

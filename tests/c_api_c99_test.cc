@@ -7,9 +7,8 @@
 #include "catch2/catch.hpp"
 #include "support/test_support.h"
 
-extern "C" int stackrec_c_api_exercise(int compression, unsigned char** bytes,
-                                       size_t* size, int64_t* start_ns,
-                                       int64_t* end_ns);
+extern "C" int stackrec_c_api_exercise(int compression, unsigned char** bytes, size_t* size,
+                                       int64_t* start_ns, int64_t* end_ns);
 extern "C" int stackrec_c_api_exercise_recorder(unsigned char** bytes, size_t* size);
 extern "C" int stackrec_c_api_exercise_live_heap(unsigned char** bytes, size_t* size);
 
@@ -17,8 +16,8 @@ using namespace stackrec_test;
 using Strings = std::vector<std::string>;
 
 TEST_CASE("the header works from C99, and what C wrote decodes field by field") {
-  for (int compression : {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_NONE,
-                          STACKREC_COMPRESSION_ZSTD}) {
+  for (int compression :
+       {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_NONE, STACKREC_COMPRESSION_ZSTD}) {
     unsigned char* bytes = nullptr;
     size_t size = 0;
     int64_t start_ns = 0, end_ns = 0;
@@ -42,9 +41,9 @@ TEST_CASE("the header works from C99, and what C wrote decodes field by field") 
     const auto& timed = out.sample(1);
     CHECK(std::vector<int64_t>(timed.value().begin(), timed.value().end()) ==
           std::vector<int64_t>{1000, 1});
-    CHECK(LabelStrings(out, timed) ==
-          Strings{"trace endpoint=GET /c", "thread name=c thread", "local root span id=77",
-                  "end_timestamp_ns=123456789"});
+    CHECK(LabelStrings(out, timed) == Strings{"trace endpoint=GET /c", "thread name=c thread",
+                                              "local root span id=77",
+                                              "end_timestamp_ns=123456789"});
     REQUIRE(out.mapping_size() == 1);
     CHECK(Str(out, out.mapping(0).filename()) == "/bin/c");
     CHECK(Str(out, out.mapping(0).build_id()) == "abc123");

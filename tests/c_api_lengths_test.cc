@@ -44,7 +44,8 @@ namespace {
 // offsetof of every struct member a length field is reached through, by
 // "struct.member". A field the header gains is found by the parse; if it
 // is reached through a member missing here, the sweep says which.
-#define STACKREC_MEMBER(S, M) {#S "." #M, offsetof(S, M)}
+#define STACKREC_MEMBER(S, M) \
+  { #S "." #M, offsetof(S, M) }
 const std::map<std::string, size_t>& MemberOffsets() {
   static const std::map<std::string, size_t> offsets = {
       STACKREC_MEMBER(stackrec_value_type, type),
@@ -302,8 +303,8 @@ Target MakeTarget(On on) {
   uint32_t function_id = 0;
   stackrec_interned_location loc{};
   Args a;
-  FillSample(&a, on == On::kHeapRecorder ? std::vector<int64_t>{1, 512}
-                                         : std::vector<int64_t>{5, 1, 7});
+  FillSample(
+      &a, on == On::kHeapRecorder ? std::vector<int64_t>{1, 512} : std::vector<int64_t>{5, 1, 7});
   if (t.profile != nullptr) {
     stackrec_profile* p = t.profile.get();
     Check(stackrec_profile_intern_function(p, &fn, &function_id));
@@ -367,40 +368,45 @@ struct Driver {
 // which passes this header's size.
 std::map<std::string, Driver> Drivers() {
   std::map<std::string, Driver> d;
-  d["stackrec_profile_new_sized"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
-                               [](Target&, Args& a) {
-                                 stackrec_profile* out = reinterpret_cast<stackrec_profile*>(1);
-                                 const stackrec_status st = stackrec_profile_new(&a.opts, &out);
-                                 if (st != STACKREC_OK) CHECK(out == nullptr);
-                                 stackrec_profile_free(st == STACKREC_OK ? out : nullptr);
-                                 return st;
-                               }};
-  d["stackrec_recorder_new_sized"] = {On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
-                                [](Target&, Args& a) {
-                                  stackrec_recorder* out = reinterpret_cast<stackrec_recorder*>(1);
-                                  const stackrec_status st = stackrec_recorder_new(&a.opts, &out);
-                                  if (st != STACKREC_OK) CHECK(out == nullptr);
-                                  stackrec_recorder_free(st == STACKREC_OK ? out : nullptr);
-                                  return st;
-                                }};
+  d["stackrec_profile_new_sized"] = {
+      On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
+      [](Target&, Args& a) {
+        stackrec_profile* out = reinterpret_cast<stackrec_profile*>(1);
+        const stackrec_status st = stackrec_profile_new(&a.opts, &out);
+        if (st != STACKREC_OK) CHECK(out == nullptr);
+        stackrec_profile_free(st == STACKREC_OK ? out : nullptr);
+        return st;
+      }};
+  d["stackrec_recorder_new_sized"] = {
+      On::kNothing, [](Args* a, const Target&) { FillOptions(a); },
+      [](Target&, Args& a) {
+        stackrec_recorder* out = reinterpret_cast<stackrec_recorder*>(1);
+        const stackrec_status st = stackrec_recorder_new(&a.opts, &out);
+        if (st != STACKREC_OK) CHECK(out == nullptr);
+        stackrec_recorder_free(st == STACKREC_OK ? out : nullptr);
+        return st;
+      }};
   auto sample = [](Args* a, const Target&) { FillSample(a, {1, 2, 3}); };
   d["stackrec_profile_add_sized"] = {On::kProfile, sample, [](Target& t, Args& a) {
-                                 return stackrec_profile_add(t.profile.get(), &a.sample);
-                               }};
-  d["stackrec_recorder_record_sized"] = {On::kRecorder, sample, [](Target& t, Args& a) {
-                                     return stackrec_recorder_record(t.recorder.get(), &a.sample);
-                                   }};
+                                       return stackrec_profile_add(t.profile.get(), &a.sample);
+                                     }};
+  d["stackrec_recorder_record_sized"] = {
+      On::kRecorder, sample,
+      [](Target& t, Args& a) { return stackrec_recorder_record(t.recorder.get(), &a.sample); }};
   d["stackrec_recorder_track_sized"] = {
-      On::kHeapRecorder, [](Args* a, const Target&) { FillSample(a, {1, 256}); },
+      On::kHeapRecorder,
+      [](Args* a, const Target&) {
+        FillSample(a, {1, 256});
+      },
       [](Target& t, Args& a) { return stackrec_recorder_track(t.recorder.get(), 77, &a.sample); }};
   auto id_sample = [](Args* a, const Target& t) { FillIdSample(a, t.location_id); };
-  d["stackrec_profile_add_ids_sized"] = {On::kProfile, id_sample, [](Target& t, Args& a) {
-                                     return stackrec_profile_add_ids(t.profile.get(), &a.id_sample);
-                                   }};
+  d["stackrec_profile_add_ids_sized"] = {
+      On::kProfile, id_sample,
+      [](Target& t, Args& a) { return stackrec_profile_add_ids(t.profile.get(), &a.id_sample); }};
   d["stackrec_recorder_record_ids_sized"] = {On::kRecorder, id_sample, [](Target& t, Args& a) {
-                                         return stackrec_recorder_record_ids(t.recorder.get(),
-                                                                             &a.id_sample);
-                                       }};
+                                               return stackrec_recorder_record_ids(t.recorder.get(),
+                                                                                   &a.id_sample);
+                                             }};
   auto endpoint = [](Args* a, const Target&) {
     a->endpoint = S("GET /users");
     a->roots["endpoint"] = &a->endpoint;
@@ -409,53 +415,53 @@ std::map<std::string, Driver> Drivers() {
                                           return stackrec_profile_set_endpoint(t.profile.get(), 12,
                                                                                a.endpoint);
                                         }};
-  d["stackrec_recorder_record_endpoint"] = {
-      On::kRecorder, endpoint, [](Target& t, Args& a) {
-        return stackrec_recorder_record_endpoint(t.recorder.get(), 12, a.endpoint);
-      }};
-  d["stackrec_profile_add_endpoint_count"] = {
-      On::kProfile, endpoint, [](Target& t, Args& a) {
-        return stackrec_profile_add_endpoint_count(t.profile.get(), a.endpoint, 3);
-      }};
-  d["stackrec_recorder_add_endpoint_count"] = {
-      On::kRecorder, endpoint, [](Target& t, Args& a) {
-        return stackrec_recorder_add_endpoint_count(t.recorder.get(), a.endpoint, 3);
-      }};
+  d["stackrec_recorder_record_endpoint"] = {On::kRecorder, endpoint, [](Target& t, Args& a) {
+                                              return stackrec_recorder_record_endpoint(
+                                                  t.recorder.get(), 12, a.endpoint);
+                                            }};
+  d["stackrec_profile_add_endpoint_count"] = {On::kProfile, endpoint, [](Target& t, Args& a) {
+                                                return stackrec_profile_add_endpoint_count(
+                                                    t.profile.get(), a.endpoint, 3);
+                                              }};
+  d["stackrec_recorder_add_endpoint_count"] = {On::kRecorder, endpoint, [](Target& t, Args& a) {
+                                                 return stackrec_recorder_add_endpoint_count(
+                                                     t.recorder.get(), a.endpoint, 3);
+                                               }};
   auto rule = [](Args* a, const Target&) { FillRule(a); };
-  d["stackrec_profile_add_upscaling_rule_sized"] = {
-      On::kProfile, rule, [](Target& t, Args& a) {
-        return stackrec_profile_add_upscaling_rule(t.profile.get(), &a.rule);
-      }};
-  d["stackrec_recorder_add_upscaling_rule_sized"] = {
-      On::kRecorder, rule, [](Target& t, Args& a) {
-        return stackrec_recorder_add_upscaling_rule(t.recorder.get(), &a.rule);
-      }};
+  d["stackrec_profile_add_upscaling_rule_sized"] = {On::kProfile, rule, [](Target& t, Args& a) {
+                                                      return stackrec_profile_add_upscaling_rule(
+                                                          t.profile.get(), &a.rule);
+                                                    }};
+  d["stackrec_recorder_add_upscaling_rule_sized"] = {On::kRecorder, rule, [](Target& t, Args& a) {
+                                                       return stackrec_recorder_add_upscaling_rule(
+                                                           t.recorder.get(), &a.rule);
+                                                     }};
   auto serialize = [](Args* a, const Target&) { FillSerialize(a); };
-  d["stackrec_profile_serialize_sized"] = {
-      On::kProfile, serialize, [](Target& t, Args& a) {
-        stackrec_encoded* out = nullptr;
-        const stackrec_status st = stackrec_profile_serialize(t.profile.get(), &a.serialize, &out);
-        if (st != STACKREC_OK) CHECK(out == nullptr);
-        stackrec_encoded_free(out);
-        return st;
-      }};
-  d["stackrec_recorder_serialize_sized"] = {
-      On::kRecorder, serialize, [](Target& t, Args& a) {
-        stackrec_encoded* out = nullptr;
-        const stackrec_status st =
-            stackrec_recorder_serialize(t.recorder.get(), &a.serialize, &out);
-        if (st != STACKREC_OK) CHECK(out == nullptr);
-        stackrec_encoded_free(out);
-        return st;
-      }};
+  d["stackrec_profile_serialize_sized"] = {On::kProfile, serialize, [](Target& t, Args& a) {
+                                             stackrec_encoded* out = nullptr;
+                                             const stackrec_status st = stackrec_profile_serialize(
+                                                 t.profile.get(), &a.serialize, &out);
+                                             if (st != STACKREC_OK) CHECK(out == nullptr);
+                                             stackrec_encoded_free(out);
+                                             return st;
+                                           }};
+  d["stackrec_recorder_serialize_sized"] = {On::kRecorder, serialize, [](Target& t, Args& a) {
+                                              stackrec_encoded* out = nullptr;
+                                              const stackrec_status st =
+                                                  stackrec_recorder_serialize(t.recorder.get(),
+                                                                              &a.serialize, &out);
+                                              if (st != STACKREC_OK) CHECK(out == nullptr);
+                                              stackrec_encoded_free(out);
+                                              return st;
+                                            }};
   auto mapping = [](Args* a, const Target&) {
     a->mapping = RichFrame().mapping;
     a->roots["mapping"] = &a->mapping;
   };
   d["stackrec_profile_intern_mapping"] = {On::kProfile, mapping, [](Target& t, Args& a) {
                                             uint32_t id = 1;
-                                            return stackrec_profile_intern_mapping(
-                                                t.profile.get(), &a.mapping, &id);
+                                            return stackrec_profile_intern_mapping(t.profile.get(),
+                                                                                   &a.mapping, &id);
                                           }};
   d["stackrec_recorder_intern_mapping"] = {On::kRecorder, mapping, [](Target& t, Args& a) {
                                              uint32_t id = 1;
@@ -603,8 +609,8 @@ std::vector<Case> Cases(const LengthField& f, size_t limit) {
 
 size_t Limit(const LengthField& f) {
   if (f.kind == LengthKind::kString) return STACKREC_MAX_STR_LEN;
-  const bool stack = f.path == "location_ids" || f.path == "sample.location_ids" ||
-                     f.path == "sample.locations";
+  const bool stack =
+      f.path == "location_ids" || f.path == "sample.location_ids" || f.path == "sample.locations";
   return stack ? STACKREC_MAX_STACK_LEN : STACKREC_MAX_ARRAY_LEN;
 }
 

@@ -13,17 +13,16 @@
   { literal, sizeof(literal) - 1 }
 
 static int fail(const char *what, stackrec_status status) {
-  fprintf(stderr, "%s: %s: %s\n", what, stackrec_status_name(status),
-          stackrec_last_error());
+  fprintf(stderr, "%s: %s: %s\n", what, stackrec_status_name(status), stackrec_last_error());
   return 0;
 }
 
 /* Records three samples and an endpoint, serializes with `compression`,
  * and hands the bytes back in a malloc'd buffer. Returns 1 on success. */
-int stackrec_c_api_exercise(int compression, unsigned char **bytes,
-                            size_t *size, int64_t *start_ns, int64_t *end_ns) {
-  static const stackrec_value_type types[2] = {
-      {STR("cpu-time"), STR("nanoseconds")}, {STR("cpu-samples"), STR("count")}};
+int stackrec_c_api_exercise(int compression, unsigned char **bytes, size_t *size, int64_t *start_ns,
+                            int64_t *end_ns) {
+  static const stackrec_value_type types[2] = {{STR("cpu-time"), STR("nanoseconds")},
+                                               {STR("cpu-samples"), STR("count")}};
   stackrec_profile_options opts;
   stackrec_profile *profile = NULL;
   stackrec_encoded *encoded = NULL;
@@ -118,8 +117,7 @@ int stackrec_c_api_exercise(int compression, unsigned char **bytes,
     int64_t count = 0;
     if (stackrec_encoded_endpoint_counts_len(encoded) != 1 ||
         stackrec_encoded_endpoint_count(encoded, 0, &name, &count) != STACKREC_OK ||
-        name.len != endpoint.len || memcmp(name.ptr, endpoint.ptr, name.len) != 0 ||
-        count != 3) {
+        name.len != endpoint.len || memcmp(name.ptr, endpoint.ptr, name.len) != 0 || count != 3) {
       fprintf(stderr, "endpoint counts did not come back\n");
       goto done;
     }
@@ -187,8 +185,7 @@ int stackrec_c_api_exercise_recorder(unsigned char **bytes, size_t *size) {
   if (stats.samples_recorded != 1 || stats.serializations_ok != 1 ||
       stats.last_distinct_keys != 1 || stats.records_rejected != 0 ||
       stats.samples_truncated != 0 || stats.samples_over_memory != 0 ||
-      stats.samples_left_out_of_output != 0 ||
-      stackrec_encoded_endpoint_counts_len(encoded) != 1) {
+      stats.samples_left_out_of_output != 0 || stackrec_encoded_endpoint_counts_len(encoded) != 1) {
     fprintf(stderr, "unexpected recorder stats\n");
     goto done;
   }
@@ -211,8 +208,8 @@ done:
 /* Tracks two objects of one stack and frees one, from C99: the profile
  * taken afterwards holds the survivor. Returns 1 on success. */
 int stackrec_c_api_exercise_live_heap(unsigned char **bytes, size_t *size) {
-  static const stackrec_value_type types[2] = {
-      {STR("heap-live-samples"), STR("count")}, {STR("heap-live-size"), STR("bytes")}};
+  static const stackrec_value_type types[2] = {{STR("heap-live-samples"), STR("count")},
+                                               {STR("heap-live-size"), STR("bytes")}};
   static const size_t live_types[2] = {0, 1};
   stackrec_profile_options opts;
   stackrec_recorder *recorder = NULL;

@@ -13,8 +13,8 @@
 
 namespace {
 
-using stackrec::Compression;
 using stackrec::CompressingOutput;
+using stackrec::Compression;
 using stackrec::SerializeOptions;
 using stackrec_test::DecompressAny;
 

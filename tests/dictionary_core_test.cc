@@ -48,8 +48,7 @@ TEST_CASE("Forget gives the dictionary's memory back and moves to the next gener
     CHECK(dict.MemoryBytes() == empty);
     uint32_t index = 0;
     CHECK(dict.StackIndex(stack, "stack", &index).code() == stackrec::Code::kInvalidArgument);
-    CHECK(dict.LabelSetIndex(labels, "labels", &index).code() ==
-          stackrec::Code::kInvalidArgument);
+    CHECK(dict.LabelSetIndex(labels, "labels", &index).code() == stackrec::Code::kInvalidArgument);
   }
   CHECK(dict.generation() == 3);
 }

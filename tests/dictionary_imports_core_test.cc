@@ -93,8 +93,7 @@ TEST_CASE("imported location ids are cut to max_frames and found by their finger
   const stackrec::Fingerprint fp = stackrec::FingerprintIds(locations);
   CHECK(imports.LocationIdsStack(fp) == DictionaryImports::kNotImported);
   uint32_t packed = 0;
-  REQUIRE(imports.ImportLocationIds(dict, locations, fp, /*max_frames=*/2, &tables, &packed)
-              .ok());
+  REQUIRE(imports.ImportLocationIds(dict, locations, fp, /*max_frames=*/2, &tables, &packed).ok());
   REQUIRE((packed & DictionaryImports::kTruncatedBit) != 0);
   CHECK(imports.LocationIdsStack(fp) == packed);
   CHECK(Names(tables, packed & ~DictionaryImports::kTruncatedBit) ==
@@ -119,14 +118,16 @@ TEST_CASE("imports are forgotten with their generation, and carried over with th
   SampleTables::Carried carried;
   tables.CarryInto(
       &next_tables,
-      [&](absl::FunctionRef<void(SampleKey)> carry) { carry(SampleKey{kept, 0}); }, &carried);
+      [&](absl::FunctionRef<void(SampleKey)> carry) {
+        carry(SampleKey{kept, 0});
+      },
+      &carried);
   DictionaryImports next;
   imports.CarryInto(carried, &next);
   CHECK(next.generation() == imports.generation());
   CHECK(next.Stack(kept_id) == carried.stacks[kept]);
   CHECK(next.Stack(dropped_id) == DictionaryImports::kNotImported);
-  CHECK(Names(next_tables, next.Stack(kept_id)) ==
-        std::vector<std::string>{"g", "f", "main"});
+  CHECK(Names(next_tables, next.Stack(kept_id)) == std::vector<std::string>{"g", "f", "main"});
 
   // Another generation: the old ids are not found any more.
   dict.Forget();

@@ -24,8 +24,7 @@ struct Frame {
 // location ids.
 template <typename Handle, typename InternFunction, typename InternLocation>
 std::vector<uint32_t> InternFrames(Handle* h, const std::vector<Frame>& frames,
-                                   InternFunction intern_function,
-                                   InternLocation intern_location) {
+                                   InternFunction intern_function, InternLocation intern_location) {
   std::vector<uint32_t> ids;
   for (const Frame& f : frames) {
     stackrec_function fn{};
@@ -123,7 +122,8 @@ TEST_CASE("a recorder's ids hold in both slots and across flips; forget_ids make
     return out;
   };
   for (int flip = 0; flip < 4; ++flip) {
-    for (int i = 0; i <= flip; ++i) REQUIRE(stackrec_recorder_record_ids(r.get(), &s) == STACKREC_OK);
+    for (int i = 0; i <= flip; ++i)
+      REQUIRE(stackrec_recorder_record_ids(r.get(), &s) == STACKREC_OK);
     const Profile out = serialize();
     REQUIRE(out.sample_size() == 1);
     CHECK(out.sample(0).value(0) == 5 * (flip + 1));

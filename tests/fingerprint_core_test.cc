@@ -51,8 +51,7 @@ Fingerprint OfViews(const std::vector<LocationView>& views) {
 
 Fingerprint OfStructs(const std::vector<stackrec_location>& frames) {
   std::vector<uint64_t> hashes(frames.size());
-  return stackrec::FingerprintFrameArray(
-      frames.data(), frames.size(), View, Raw, hashes.data());
+  return stackrec::FingerprintFrameArray(frames.data(), frames.size(), View, Raw, hashes.data());
 }
 
 // Strings of every length class the hash treats apart: empty, 1-3, 4-16,
@@ -147,8 +146,8 @@ TEST_CASE("frames that differ by a bit, a byte or a length have distinct 64-bit 
   }
   for (size_t len = 0; len <= name.size(); ++len) texts.push_back(name.substr(0, len));
   for (int i = 0; i < 1000; ++i) {
-    texts.push_back("Mod" + std::to_string(i % 37) + "::Class" + std::to_string(i) +
-                    "#method_" + std::to_string(i * 7));
+    texts.push_back("Mod" + std::to_string(i % 37) + "::Class" + std::to_string(i) + "#method_" +
+                    std::to_string(i * 7));
   }
   std::vector<stackrec_location> frames;
   for (const std::string& t : texts) {
@@ -168,8 +167,7 @@ TEST_CASE("frames that differ by a bit, a byte or a length have distinct 64-bit 
     frames.push_back(f);
   }
   std::vector<uint64_t> hashes(frames.size());
-  stackrec::FingerprintFrameArray(
-      frames.data(), frames.size(), View, Raw, hashes.data());
+  stackrec::FingerprintFrameArray(frames.data(), frames.size(), View, Raw, hashes.data());
   std::sort(hashes.begin(), hashes.end());
   CHECK(std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end());
 }
@@ -199,13 +197,9 @@ TEST_CASE("frames that differ in two fields at once have distinct 64-bit hashes"
   auto set_name_first = [](stackrec_location*, Texts* t, uint8_t v) {
     t->name.front() = static_cast<char>(v);
   };
-  auto set_start_line = [](stackrec_location* l, Texts*, uint8_t v) {
-    l->function.start_line = v;
-  };
+  auto set_start_line = [](stackrec_location* l, Texts*, uint8_t v) { l->function.start_line = v; };
   auto set_line = [](stackrec_location* l, Texts*, uint8_t v) { l->line = v; };
-  auto set_address = [](stackrec_location* l, Texts*, uint8_t v) {
-    l->address = uint64_t{v} << 8;
-  };
+  auto set_address = [](stackrec_location* l, Texts*, uint8_t v) { l->address = uint64_t{v} << 8; };
   auto set_system_name_last = [](stackrec_location*, Texts* t, uint8_t v) {
     t->system_name.back() = static_cast<char>(v);
   };
@@ -225,14 +219,19 @@ TEST_CASE("frames that differ in two fields at once have distinct 64-bit hashes"
     Set first, second;
     bool native;  // the frames have a mapping and a system name
   };
-  const std::vector<Case> cases = {
-      {set_name_last, set_start_line, false},      {set_name_last, set_file_last, false},
-      {set_file_last, set_start_line, false},      {set_name_first, set_file_last, false},
-      {set_name_last, set_line, false},            {set_file_last, set_address, false},
-      {set_path_last, set_build_id_last, true},    {set_path_last, set_memory_start, true},
-      {set_build_id_last, set_file_offset, true},  {set_system_name_last, set_path_last, true},
-      {set_system_name_last, set_name_last, true}, {set_build_id_last, set_file_last, true},
-      {set_path_last, set_address, true}};
+  const std::vector<Case> cases = {{set_name_last, set_start_line, false},
+                                   {set_name_last, set_file_last, false},
+                                   {set_file_last, set_start_line, false},
+                                   {set_name_first, set_file_last, false},
+                                   {set_name_last, set_line, false},
+                                   {set_file_last, set_address, false},
+                                   {set_path_last, set_build_id_last, true},
+                                   {set_path_last, set_memory_start, true},
+                                   {set_build_id_last, set_file_offset, true},
+                                   {set_system_name_last, set_path_last, true},
+                                   {set_system_name_last, set_name_last, true},
+                                   {set_build_id_last, set_file_last, true},
+                                   {set_path_last, set_address, true}};
   for (size_t c = 0; c < cases.size(); ++c) {
     INFO("pair of fields " << c);
     // The strings of all frames live at once: a frame points into them.
@@ -516,8 +515,8 @@ TEST_CASE("a system name equal to the name hashes by its bytes, apart from none 
                                                    renamed, mapped, mapped_none};
     for (size_t k = 0; k < frames.size(); ++k) {
       std::vector<uint64_t> one(1);
-      const Fingerprint from_struct = stackrec::FingerprintFrameArray(&frames[k], 1, View, Raw,
-                                                                      one.data());
+      const Fingerprint from_struct =
+          stackrec::FingerprintFrameArray(&frames[k], 1, View, Raw, one.data());
       h[k] = one[0];
       CHECK(from_struct == OfViews({ToView(frames[k])}));
     }

@@ -36,7 +36,6 @@ stackrec_location Native(const char* name, uint64_t address, int64_t line, bool 
   return loc;
 }
 
-
 }  // namespace
 
 TEST_CASE("frames inlined into their caller are one location with a line per frame, callee first") {
@@ -51,9 +50,9 @@ TEST_CASE("frames inlined into their caller are one location with a line per fra
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 1);
   const Sample& s = out.sample(0);
-  CHECK(Levels(out, s) == std::vector<Strings>{
-                              {"std::vector::push_back:88", "Buffer::Append:120", "Server::Handle:42"},
-                              {"main:7"}});
+  CHECK(Levels(out, s) ==
+        std::vector<Strings>{
+            {"std::vector::push_back:88", "Buffer::Append:120", "Server::Handle:42"}, {"main:7"}});
   // The run keeps its address and the mapping with its build id.
   REQUIRE(out.location_size() == 2);
   const auto& inlined = FindLocation(out, s.location_id(0));
@@ -116,8 +115,8 @@ TEST_CASE("the inlined flag is part of a frame's identity") {
   // Both samples have the same frame names: told apart by their levels.
   std::map<std::vector<Strings>, int64_t> by_levels;
   for (const Sample& s : out.sample()) by_levels[Levels(out, s)] = s.value(0);
-  CHECK(by_levels == std::map<std::vector<Strings>, int64_t>{
-                         {{{"inl:5", "outer:6"}}, 2}, {{{"inl:5"}, {"outer:6"}}, 2}});
+  CHECK(by_levels == std::map<std::vector<Strings>, int64_t>{{{{"inl:5", "outer:6"}}, 2},
+                                                             {{{"inl:5"}, {"outer:6"}}, 2}});
 }
 
 TEST_CASE("a run cut by max_frames keeps its leaf side as one location") {
@@ -168,8 +167,7 @@ TEST_CASE("inline runs come out the same after recorder flips") {
     const Profile out = Decode(stackrec_encoded_data(e), stackrec_encoded_size(e));
     CheckInvariants(out);
     REQUIRE(out.sample_size() == 1);
-    CHECK(Levels(out, out.sample(0)) ==
-          std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
+    CHECK(Levels(out, out.sample(0)) == std::vector<Strings>{{"inl:5", "outer:6"}, {"main:1"}});
   }
 }
 

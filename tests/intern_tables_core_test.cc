@@ -55,7 +55,8 @@ TEST_CASE("a span table keeps every sequence where it first put it, through grow
     if (i % 2500 == 1234) len = 40000;
     std::vector<uint32_t> seq(len);
     for (uint32_t& id : seq) id = static_cast<uint32_t>(rng() % 50);
-    if (i % 10 == 9) seq = std::next(model.begin(), static_cast<long>(rng() % model.size()))->first;  // a repeat
+    if (i % 10 == 9)
+      seq = std::next(model.begin(), static_cast<long>(rng() % model.size()))->first;  // a repeat
     const uint32_t id = table.Intern(seq);
     const auto [it, fresh] = model.emplace(seq, id);
     if (fresh) {

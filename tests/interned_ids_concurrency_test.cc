@@ -49,7 +49,7 @@ std::string StackKey(int t, int k) { return LeafName(t, k) + ";" + ThreadName(t)
 struct SamplerIds {
   std::array<uint32_t, kStacks> stacks{};
   std::array<std::array<uint32_t, 3>, kStacks> locations{};  // leaf first
-  uint32_t labels = 0;  // the label set {thread id: t}
+  uint32_t labels = 0;                                       // the label set {thread id: t}
 };
 
 Result InternStacks(stackrec_recorder* r, int t, SamplerIds* ids) {
@@ -67,7 +67,8 @@ Result InternStacks(stackrec_recorder* r, int t, SamplerIds* ids) {
   const std::string thread = ThreadName(t);
   f.name = S(thread);
   f.filename = S("thread.rb");
-  if ((res = Check(stackrec_recorder_intern_function(r, &f, &thread_fn))) != Result::kOk) return res;
+  if ((res = Check(stackrec_recorder_intern_function(r, &f, &thread_fn))) != Result::kOk)
+    return res;
   stackrec_interned_location l{};
   l.mapping_id = mapping;
   l.function_id = main_fn;
@@ -76,21 +77,23 @@ Result InternStacks(stackrec_recorder* r, int t, SamplerIds* ids) {
   l = stackrec_interned_location{};
   l.function_id = thread_fn;
   l.line = 10 + t;
-  if ((res = Check(stackrec_recorder_intern_location(r, &l, &thread_loc))) != Result::kOk) return res;
+  if ((res = Check(stackrec_recorder_intern_location(r, &l, &thread_loc))) != Result::kOk)
+    return res;
   for (int k = 0; k < kStacks; ++k) {
     const std::string leaf = LeafName(t, k);
     f.name = S(leaf);
     f.filename = S("leaf.rb");
     uint32_t leaf_fn = 0, leaf_loc = 0;
-    if ((res = Check(stackrec_recorder_intern_function(r, &f, &leaf_fn))) != Result::kOk) return res;
+    if ((res = Check(stackrec_recorder_intern_function(r, &f, &leaf_fn))) != Result::kOk)
+      return res;
     l.function_id = leaf_fn;
     l.line = k;
-    if ((res = Check(stackrec_recorder_intern_location(r, &l, &leaf_loc))) != Result::kOk) return res;
+    if ((res = Check(stackrec_recorder_intern_location(r, &l, &leaf_loc))) != Result::kOk)
+      return res;
     ids->locations[static_cast<size_t>(k)] = {leaf_loc, thread_loc, main_loc};
     const auto& locs = ids->locations[static_cast<size_t>(k)];
-    if ((res = Check(stackrec_recorder_intern_stack(r, locs.data(), 3,
-                                                     &ids->stacks[static_cast<size_t>(k)]))) !=
-        Result::kOk) {
+    if ((res = Check(stackrec_recorder_intern_stack(
+             r, locs.data(), 3, &ids->stacks[static_cast<size_t>(k)]))) != Result::kOk) {
       return res;
     }
   }
@@ -120,7 +123,8 @@ void AddTotals(const stackrec_encoded* e, std::map<std::string, std::vector<int6
 
 }  // namespace
 
-TEST_CASE("samplers recording by id while a serializer flips and forget_ids runs end with exact totals") {
+TEST_CASE(
+    "samplers recording by id while a serializer flips and forget_ids runs end with exact totals") {
   auto recorder = NewRecorder(Options().opts);
   stackrec_recorder* r = recorder.get();
   std::atomic<bool> stop{false};
@@ -199,7 +203,8 @@ TEST_CASE("samplers recording by id while a serializer flips and forget_ids runs
         }
         if (!done) continue;
         (way < 2 ? by_stack_id : way == 2 ? by_location_ids : by_strings)++;
-        for (size_t v = 0; v < 3; ++v) recorded[static_cast<size_t>(t)][static_cast<size_t>(k)][v] += values[v];
+        for (size_t v = 0; v < 3; ++v)
+          recorded[static_cast<size_t>(t)][static_cast<size_t>(k)][v] += values[v];
       }
     });
   }

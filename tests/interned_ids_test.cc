@@ -33,7 +33,8 @@ using namespace stackrec_test;
 
 // ---- Equivalence with the string path -------------------------------------------
 
-TEST_CASE("samples recorded by stack id or by location ids come out as the same samples with strings") {
+TEST_CASE(
+    "samples recorded by stack id or by location ids come out as the same samples with strings") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   const Program& prog = FullProgram();
@@ -144,8 +145,8 @@ TEST_CASE("labels, endpoints and timestamps of id samples are written as add wri
   Strings got;
   for (const auto& sample : out.sample()) {
     CHECK(FrameNames(out, sample) == Strings{"Foo#bar"});
-    std::string line = std::to_string(sample.value(0)) + "," +
-                       std::to_string(sample.value(1)) + "," + std::to_string(sample.value(2));
+    std::string line = std::to_string(sample.value(0)) + "," + std::to_string(sample.value(1)) +
+                       "," + std::to_string(sample.value(2));
     for (const std::string& l : LabelStrings(out, sample)) line += " " + l;
     got.push_back(line);
   }
@@ -186,8 +187,8 @@ TEST_CASE("samples by label-set id come out as the same samples with their label
   CHECK(Canonical(out) == Canonical(strings.Take()));
   int found = 0;
   for (const auto& sample : out.sample()) {
-    if (sample.location_id_size() != 2 || LabelStrings(out, sample) !=
-                                              Strings{"thread id=7", "thread name=main"}) {
+    if (sample.location_id_size() != 2 ||
+        LabelStrings(out, sample) != Strings{"thread id=7", "thread name=main"}) {
       continue;
     }
     if (Lines(out, sample.location_id(0)).size() != 3) continue;  // stack 0
@@ -263,8 +264,7 @@ TEST_CASE("a label-set id lives across serializations and flips until forget_ids
   s.labels_id = labels_id;
   CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) ==
-        "sample.labels_id " + std::to_string(labels_id) +
-            " is stale (interned before forget_ids)");
+        "sample.labels_id " + std::to_string(labels_id) + " is stale (interned before forget_ids)");
   // What was recorded before the forget stays, and interning again works.
   const uint32_t new_id = Intern(t, {NumLabel("thread id", 3), StrLabel("thread name", "w")});
   CHECK(new_id != labels_id);
@@ -338,9 +338,9 @@ TEST_CASE("an interned inline run is written as one location with a line per fra
   REQUIRE(out.sample_size() == 1);
   const Sample& s = out.sample(0);
   CHECK(s.value(0) == 2);
-  CHECK(Levels(out, s) == std::vector<Strings>{{"std::vector::push_back:88", "Buffer::Append:120",
-                                                "Server::Handle:42"},
-                                               {"main:7"}});
+  CHECK(Levels(out, s) ==
+        std::vector<Strings>{
+            {"std::vector::push_back:88", "Buffer::Append:120", "Server::Handle:42"}, {"main:7"}});
   REQUIRE(out.location_size() == 2);
   REQUIRE(out.mapping_size() == 1);
   for (const auto& l : out.location()) {
@@ -523,8 +523,8 @@ TEST_CASE("a recorder's ids work in both slots across flips") {
     // A different part of the samples each time, so a profile holding the
     // previous slot's samples would show.
     for (size_t i = static_cast<size_t>(flip) % 2; i < samples.size(); i += 2) {
-      Record(t, prog, ids, samples[i], (i + static_cast<size_t>(flip)) % 2 == 0 ? Via::kStackId
-                                                                             : Via::kLocationIds);
+      Record(t, prog, ids, samples[i],
+             (i + static_cast<size_t>(flip)) % 2 == 0 ? Via::kStackId : Via::kLocationIds);
       Record(ref, prog, ids, samples[i], Via::kStrings);
     }
     INFO("serialization " << flip + 1);
@@ -684,7 +684,8 @@ TEST_CASE("forget_ids between a recorder's flips: each profile holds its own sam
   }
 }
 
-TEST_CASE("ids count from 1 per table, and after forget_ids carry the generation in their top 8 bits") {
+TEST_CASE(
+    "ids count from 1 per table, and after forget_ids carry the generation in their top 8 bits") {
   // The one test that relies on the id layout.
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
@@ -869,50 +870,65 @@ TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by na
     CHECK(std::string(stackrec_last_error()) == handle);
   }
   SECTION("mapping is NULL") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      uint32_t id = 0;
-      return t.InternMapping(nullptr, &id);
-    }, "mapping is NULL");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          uint32_t id = 0;
+          return t.InternMapping(nullptr, &id);
+        },
+        "mapping is NULL");
   }
   SECTION("function is NULL") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      uint32_t id = 0;
-      return t.InternFunction(nullptr, &id);
-    }, "function is NULL");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          uint32_t id = 0;
+          return t.InternFunction(nullptr, &id);
+        },
+        "function is NULL");
   }
   SECTION("location is NULL") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      uint32_t id = 0;
-      return t.InternLocation(nullptr, &id);
-    }, "location is NULL");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          uint32_t id = 0;
+          return t.InternLocation(nullptr, &id);
+        },
+        "location is NULL");
   }
   SECTION("id is NULL, intern_mapping") {
-    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternMapping(&m, nullptr); },
-                  "id is NULL");
+    ExpectRefused(
+        kind, [&](Target& t, const Ids&) { return t.InternMapping(&m, nullptr); }, "id is NULL");
   }
   SECTION("id is NULL, intern_function") {
-    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternFunction(&f, nullptr); },
-                  "id is NULL");
+    ExpectRefused(
+        kind, [&](Target& t, const Ids&) { return t.InternFunction(&f, nullptr); }, "id is NULL");
   }
   SECTION("id is NULL, intern_location") {
-    ExpectRefused(kind, [&](Target& t, const Ids&) { return t.InternLocation(&l, nullptr); },
-                  "id is NULL");
+    ExpectRefused(
+        kind, [&](Target& t, const Ids&) { return t.InternLocation(&l, nullptr); }, "id is NULL");
   }
   SECTION("id is NULL, intern_stack") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      const uint32_t loc = ids.locations[2];
-      return t.InternStack(&loc, 1, nullptr);
-    }, "id is NULL");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          const uint32_t loc = ids.locations[2];
+          return t.InternStack(&loc, 1, nullptr);
+        },
+        "id is NULL");
   }
   SECTION("id is NULL, intern_labels") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      const stackrec_label label = NumLabel("a", 1);
-      return t.InternLabels(&label, 1, nullptr);
-    }, "id is NULL");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          const stackrec_label label = NumLabel("a", 1);
+          return t.InternLabels(&label, 1, nullptr);
+        },
+        "id is NULL");
   }
   SECTION("sample is NULL") {
-    ExpectRefused(kind, [](Target& t, const Ids&) { return t.AddIds(nullptr); },
-                  "sample is NULL");
+    ExpectRefused(
+        kind, [](Target& t, const Ids&) { return t.AddIds(nullptr); }, "sample is NULL");
   }
 }
 
@@ -920,31 +936,43 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   SECTION("location_ids") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      uint32_t id = 0;
-      return t.InternStack(nullptr, 2, &id);
-    }, "location_ids is NULL but location_ids_len is 2");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          uint32_t id = 0;
+          return t.InternStack(nullptr, 2, &id);
+        },
+        "location_ids is NULL but location_ids_len is 2");
   }
   SECTION("sample.location_ids") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      IdSample s(0);
-      s.s.location_ids_len = 2;
-      return t.AddIds(&s.s);
-    }, "sample.location_ids is NULL but sample.location_ids_len is 2");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          IdSample s(0);
+          s.s.location_ids_len = 2;
+          return t.AddIds(&s.s);
+        },
+        "sample.location_ids is NULL but sample.location_ids_len is 2");
   }
   SECTION("labels") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      uint32_t id = 0;
-      return t.InternLabels(nullptr, 2, &id);
-    }, "labels is NULL but labels_len is 2");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          uint32_t id = 0;
+          return t.InternLabels(nullptr, 2, &id);
+        },
+        "labels is NULL but labels_len is 2");
   }
   SECTION("labels[1].str") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      stackrec_label labels[] = {NumLabel("a", 1), StrLabel("b", "x")};
-      labels[1].str = stackrec_str{nullptr, 3};
-      uint32_t id = 0;
-      return t.InternLabels(labels, 2, &id);
-    }, "labels[1].str.ptr is NULL but its len is 3");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          stackrec_label labels[] = {NumLabel("a", 1), StrLabel("b", "x")};
+          labels[1].str = stackrec_str{nullptr, 3};
+          uint32_t id = 0;
+          return t.InternLabels(labels, 2, &id);
+        },
+        "labels[1].str.ptr is NULL but its len is 3");
   }
   const std::pair<const char*, stackrec_str stackrec_function::*> function_fields[] = {
       {"name", &stackrec_function::name},
@@ -952,24 +980,30 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
       {"filename", &stackrec_function::filename}};
   for (const auto& field : function_fields) {
     DYNAMIC_SECTION("function." << field.first) {
-      ExpectRefused(kind, [&](Target& t, const Ids&) {
-        stackrec_function f = Fn("f", "f.rb", 1, "sys");
-        f.*(field.second) = stackrec_str{nullptr, 3};
-        uint32_t id = 0;
-        return t.InternFunction(&f, &id);
-      }, "function." + std::string(field.first) + ".ptr is NULL but its len is 3");
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids&) {
+            stackrec_function f = Fn("f", "f.rb", 1, "sys");
+            f.*(field.second) = stackrec_str{nullptr, 3};
+            uint32_t id = 0;
+            return t.InternFunction(&f, &id);
+          },
+          "function." + std::string(field.first) + ".ptr is NULL but its len is 3");
     }
   }
   const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
       {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
   for (const auto& field : mapping_fields) {
     DYNAMIC_SECTION("mapping." << field.first) {
-      ExpectRefused(kind, [&](Target& t, const Ids&) {
-        stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
-        m.*(field.second) = stackrec_str{nullptr, 3};
-        uint32_t id = 0;
-        return t.InternMapping(&m, &id);
-      }, "mapping." + std::string(field.first) + ".ptr is NULL but its len is 3");
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids&) {
+            stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+            m.*(field.second) = stackrec_str{nullptr, 3};
+            uint32_t id = 0;
+            return t.InternMapping(&m, &id);
+          },
+          "mapping." + std::string(field.first) + ".ptr is NULL but its len is 3");
     }
   }
 }
@@ -978,32 +1012,44 @@ TEST_CASE("an empty mapping or function is refused: id 0 means none") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   SECTION("mapping all zero") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      const stackrec_mapping m{};
-      uint32_t id = 0;
-      return t.InternMapping(&m, &id);
-    }, "mapping is empty: use mapping_id 0 for no mapping");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          const stackrec_mapping m{};
+          uint32_t id = 0;
+          return t.InternMapping(&m, &id);
+        },
+        "mapping is empty: use mapping_id 0 for no mapping");
   }
   SECTION("mapping of empty, non-NULL strings") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      const stackrec_mapping m = Mapping(0, 0, 0, "", "");
-      uint32_t id = 0;
-      return t.InternMapping(&m, &id);
-    }, "mapping is empty: use mapping_id 0 for no mapping");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          const stackrec_mapping m = Mapping(0, 0, 0, "", "");
+          uint32_t id = 0;
+          return t.InternMapping(&m, &id);
+        },
+        "mapping is empty: use mapping_id 0 for no mapping");
   }
   SECTION("function all zero") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      const stackrec_function f{};
-      uint32_t id = 0;
-      return t.InternFunction(&f, &id);
-    }, "function is empty: use function_id 0 for no function");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          const stackrec_function f{};
+          uint32_t id = 0;
+          return t.InternFunction(&f, &id);
+        },
+        "function is empty: use function_id 0 for no function");
   }
   SECTION("function of empty, non-NULL strings") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      const stackrec_function f = Fn("", "", 0, "");
-      uint32_t id = 0;
-      return t.InternFunction(&f, &id);
-    }, "function is empty: use function_id 0 for no function");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          const stackrec_function f = Fn("", "", 0, "");
+          uint32_t id = 0;
+          return t.InternFunction(&f, &id);
+        },
+        "function is empty: use function_id 0 for no function");
   }
 }
 
@@ -1016,24 +1062,30 @@ TEST_CASE("invalid UTF-8 in an interned mapping or function is refused, naming t
       {"filename", &stackrec_function::filename}};
   for (const auto& field : function_fields) {
     DYNAMIC_SECTION("function." << field.first) {
-      ExpectRefused(kind, [&](Target& t, const Ids&) {
-        stackrec_function f = Fn("f", "f.rb", 1, "sys");
-        f.*(field.second) = S(kBadUtf8);
-        uint32_t id = 0;
-        return t.InternFunction(&f, &id);
-      }, "function." + std::string(field.first) + " is not valid UTF-8");
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids&) {
+            stackrec_function f = Fn("f", "f.rb", 1, "sys");
+            f.*(field.second) = S(kBadUtf8);
+            uint32_t id = 0;
+            return t.InternFunction(&f, &id);
+          },
+          "function." + std::string(field.first) + " is not valid UTF-8");
     }
   }
   const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
       {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
   for (const auto& field : mapping_fields) {
     DYNAMIC_SECTION("mapping." << field.first) {
-      ExpectRefused(kind, [&](Target& t, const Ids&) {
-        stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
-        m.*(field.second) = S("\xED\xA0\x80");  // a UTF-16 surrogate
-        uint32_t id = 0;
-        return t.InternMapping(&m, &id);
-      }, "mapping." + std::string(field.first) + " is not valid UTF-8");
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids&) {
+            stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+            m.*(field.second) = S("\xED\xA0\x80");  // a UTF-16 surrogate
+            uint32_t id = 0;
+            return t.InternMapping(&m, &id);
+          },
+          "mapping." + std::string(field.first) + " is not valid UTF-8");
     }
   }
 }
@@ -1043,51 +1095,72 @@ TEST_CASE("ids that were never interned are refused, naming the field and the id
   INFO(KindName(kind));
   // The small program has 2 mappings, 3 functions, 6 locations, 3 stacks.
   SECTION("location.mapping_id") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      const stackrec_interned_location l = Loc(12, ids.functions[0], 0x10, 1);
-      uint32_t id = 0;
-      return t.InternLocation(&l, &id);
-    }, "location.mapping_id 12 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          const stackrec_interned_location l = Loc(12, ids.functions[0], 0x10, 1);
+          uint32_t id = 0;
+          return t.InternLocation(&l, &id);
+        },
+        "location.mapping_id 12 is not an interned id");
   }
   SECTION("location.function_id") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      const stackrec_interned_location l = Loc(ids.mappings[0], 12, 0x10, 1);
-      uint32_t id = 0;
-      return t.InternLocation(&l, &id);
-    }, "location.function_id 12 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          const stackrec_interned_location l = Loc(ids.mappings[0], 12, 0x10, 1);
+          uint32_t id = 0;
+          return t.InternLocation(&l, &id);
+        },
+        "location.function_id 12 is not an interned id");
   }
   SECTION("location_ids[1]") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      const uint32_t locs[] = {ids.locations[0], 77, ids.locations[1]};
-      uint32_t id = 0;
-      return t.InternStack(locs, 3, &id);
-    }, "location_ids[1] 77 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          const uint32_t locs[] = {ids.locations[0], 77, ids.locations[1]};
+          uint32_t id = 0;
+          return t.InternStack(locs, 3, &id);
+        },
+        "location_ids[1] 77 is not an interned id");
   }
   SECTION("location_ids[0] is 0") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      const uint32_t locs[] = {0, ids.locations[1]};
-      uint32_t id = 0;
-      return t.InternStack(locs, 2, &id);
-    }, "location_ids[0] 0 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          const uint32_t locs[] = {0, ids.locations[1]};
+          uint32_t id = 0;
+          return t.InternStack(locs, 2, &id);
+        },
+        "location_ids[0] 0 is not an interned id");
   }
   SECTION("sample.stack_id") {
-    ExpectRefused(kind, [](Target& t, const Ids&) {
-      IdSample s(5);
-      return t.AddIds(&s.s);
-    }, "sample.stack_id 5 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids&) {
+          IdSample s(5);
+          return t.AddIds(&s.s);
+        },
+        "sample.stack_id 5 is not an interned id");
   }
   SECTION("sample.location_ids[2]") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      IdSample s(std::vector<uint32_t>{ids.locations[0], ids.locations[1], 9});
-      return t.AddIds(&s.s);
-    }, "sample.location_ids[2] 9 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          IdSample s(std::vector<uint32_t>{ids.locations[0], ids.locations[1], 9});
+          return t.AddIds(&s.s);
+        },
+        "sample.location_ids[2] 9 is not an interned id");
   }
   SECTION("sample.labels_id") {
-    ExpectRefused(kind, [](Target& t, const Ids& ids) {
-      IdSample s(ids.stacks[0]);
-      s.s.labels_id = 77;
-      return t.AddIds(&s.s);
-    }, "sample.labels_id 77 is not an interned id");
+    ExpectRefused(
+        kind,
+        [](Target& t, const Ids& ids) {
+          IdSample s(ids.stacks[0]);
+          s.s.labels_id = 77;
+          return t.AddIds(&s.s);
+        },
+        "sample.labels_id 77 is not an interned id");
   }
 }
 
@@ -1096,58 +1169,74 @@ TEST_CASE("ids from before forget_ids are refused as stale, naming the field and
   INFO(KindName(kind));
   const std::string stale = " is stale (interned before forget_ids)";
   SECTION("location.mapping_id") {
-    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
-      const stackrec_interned_location l = Loc(ids.mappings[1], 0, 0x10, 1);
-      uint32_t id = 0;
-      return t.InternLocation(&l, &id);
-    }, [&](const Ids& ids) {
-      return "location.mapping_id " + std::to_string(ids.mappings[1]) + stale;
-    });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids& ids) {
+          const stackrec_interned_location l = Loc(ids.mappings[1], 0, 0x10, 1);
+          uint32_t id = 0;
+          return t.InternLocation(&l, &id);
+        },
+        [&](const Ids& ids) {
+          return "location.mapping_id " + std::to_string(ids.mappings[1]) + stale;
+        });
   }
   SECTION("location.function_id") {
-    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
-      const stackrec_interned_location l = Loc(0, ids.functions[2], 0, 1);
-      uint32_t id = 0;
-      return t.InternLocation(&l, &id);
-    }, [&](const Ids& ids) {
-      return "location.function_id " + std::to_string(ids.functions[2]) + stale;
-    });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids& ids) {
+          const stackrec_interned_location l = Loc(0, ids.functions[2], 0, 1);
+          uint32_t id = 0;
+          return t.InternLocation(&l, &id);
+        },
+        [&](const Ids& ids) {
+          return "location.function_id " + std::to_string(ids.functions[2]) + stale;
+        });
   }
   SECTION("location_ids[0]") {
-    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
-      const uint32_t locs[] = {ids.locations[2]};
-      uint32_t id = 0;
-      return t.InternStack(locs, 1, &id);
-    }, [&](const Ids& ids) {
-      return "location_ids[0] " + std::to_string(ids.locations[2]) + stale;
-    });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids& ids) {
+          const uint32_t locs[] = {ids.locations[2]};
+          uint32_t id = 0;
+          return t.InternStack(locs, 1, &id);
+        },
+        [&](const Ids& ids) {
+          return "location_ids[0] " + std::to_string(ids.locations[2]) + stale;
+        });
   }
   SECTION("sample.stack_id") {
-    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
-      IdSample s(ids.stacks[1]);
-      return t.AddIds(&s.s);
-    }, [&](const Ids& ids) {
-      return "sample.stack_id " + std::to_string(ids.stacks[1]) + stale;
-    });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids& ids) {
+          IdSample s(ids.stacks[1]);
+          return t.AddIds(&s.s);
+        },
+        [&](const Ids& ids) { return "sample.stack_id " + std::to_string(ids.stacks[1]) + stale; });
   }
   SECTION("sample.location_ids[0]") {
-    ExpectRefused(kind, true, [](Target& t, const Ids& ids) {
-      IdSample s(ids.LocationIds(SmallProgram(), 0));
-      return t.AddIds(&s.s);
-    }, [&](const Ids& ids) {
-      return "sample.location_ids[0] " + std::to_string(ids.locations[0]) + stale;
-    });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids& ids) {
+          IdSample s(ids.LocationIds(SmallProgram(), 0));
+          return t.AddIds(&s.s);
+        },
+        [&](const Ids& ids) {
+          return "sample.location_ids[0] " + std::to_string(ids.locations[0]) + stale;
+        });
   }
   SECTION("sample.labels_id") {
     // Id 1 of the first generation, whether or not it was handed out.
-    ExpectRefused(kind, true, [](Target& t, const Ids&) {
-      const uint32_t labels = Intern(t, {NumLabel("thread id", 1)});
-      REQUIRE(labels != 1);
-      IdSample s(1);
-      s.s.stack_id = 0;
-      s.s.labels_id = 1;
-      return t.AddIds(&s.s);
-    }, [&](const Ids&) { return "sample.labels_id 1" + stale; });
+    ExpectRefused(
+        kind, true,
+        [](Target& t, const Ids&) {
+          const uint32_t labels = Intern(t, {NumLabel("thread id", 1)});
+          REQUIRE(labels != 1);
+          IdSample s(1);
+          s.s.stack_id = 0;
+          s.s.labels_id = 1;
+          return t.AddIds(&s.s);
+        },
+        [&](const Ids&) { return "sample.labels_id 1" + stale; });
   }
 }
 
@@ -1162,18 +1251,25 @@ TEST_CASE("an interned inlined location needs a caller at its address and mappin
     const char* message;
   };
   const Case cases[] = {
-      {"other address", {3, 0}, "location_ids[0] is inlined but location_ids[1] has another address or mapping"},
-      {"other mapping", {1, 3, 5}, "location_ids[1] is inlined but location_ids[2] has another address or mapping"},
+      {"other address",
+       {3, 0},
+       "location_ids[0] is inlined but location_ids[1] has another address or mapping"},
+      {"other mapping",
+       {1, 3, 5},
+       "location_ids[1] is inlined but location_ids[2] has another address or mapping"},
       {"root inlined", {0, 3}, "location_ids[1] is inlined but is the last (root) location"},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION("intern_stack: " << c.name) {
-      ExpectRefused(kind, [&](Target& t, const Ids& ids) {
-        std::vector<uint32_t> locs;
-        for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
-        uint32_t id = 0;
-        return t.InternStack(locs.data(), locs.size(), &id);
-      }, c.message);
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids& ids) {
+            std::vector<uint32_t> locs;
+            for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
+            uint32_t id = 0;
+            return t.InternStack(locs.data(), locs.size(), &id);
+          },
+          c.message);
     }
     DYNAMIC_SECTION("sample.location_ids: " << c.name) {
       std::string message = c.message;
@@ -1182,12 +1278,15 @@ TEST_CASE("an interned inlined location needs a caller at its address and mappin
            at = message.find("location_ids", at + 20)) {
         message.insert(at, "sample.");
       }
-      ExpectRefused(kind, [&](Target& t, const Ids& ids) {
-        std::vector<uint32_t> locs;
-        for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
-        IdSample s(locs);
-        return t.AddIds(&s.s);
-      }, message);
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids& ids) {
+            std::vector<uint32_t> locs;
+            for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
+            IdSample s(locs);
+            return t.AddIds(&s.s);
+          },
+          message);
     }
   }
 }
@@ -1195,37 +1294,46 @@ TEST_CASE("an interned inlined location needs a caller at its address and mappin
 TEST_CASE("a sample with both a stack id and location ids is refused") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
-  ExpectRefused(kind, [](Target& t, const Ids& ids) {
-    IdSample s(ids.LocationIds(SmallProgram(), 0));
-    s.s.stack_id = ids.stacks[0];
-    return t.AddIds(&s.s);
-  }, "sample.stack_id and sample.location_ids are both set");
+  ExpectRefused(
+      kind,
+      [](Target& t, const Ids& ids) {
+        IdSample s(ids.LocationIds(SmallProgram(), 0));
+        s.s.stack_id = ids.stacks[0];
+        return t.AddIds(&s.s);
+      },
+      "sample.stack_id and sample.location_ids are both set");
 }
 
 TEST_CASE("a sample with both a label-set id and labels is refused") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
-  ExpectRefused(kind, [](Target& t, const Ids& ids) {
-    IdSample s(ids.stacks[0]);
-    const stackrec_label label = NumLabel("a", 1);
-    s.s.labels_id = Intern(t, {label});
-    s.s.labels = &label;
-    s.s.labels_len = 1;
-    return t.AddIds(&s.s);
-  }, "sample.labels_id and sample.labels are both set");
+  ExpectRefused(
+      kind,
+      [](Target& t, const Ids& ids) {
+        IdSample s(ids.stacks[0]);
+        const stackrec_label label = NumLabel("a", 1);
+        s.s.labels_id = Intern(t, {label});
+        s.s.labels = &label;
+        s.s.labels_len = 1;
+        return t.AddIds(&s.s);
+      },
+      "sample.labels_id and sample.labels are both set");
 }
 
 TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples only") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   // New to the profile (refused before it is imported)...
-  ExpectRefused(kind, [](Target& t, const Ids& ids) {
-    IdSample s(ids.stacks[0]);
-    s.s.labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
-    s.s.timestamp_ns = 99;
-    return t.AddIds(&s.s);
-  }, "sample.labels_id 1 has the key \"end_timestamp_ns\", reserved for the sample's "
-     "timestamp_ns");
+  ExpectRefused(
+      kind,
+      [](Target& t, const Ids& ids) {
+        IdSample s(ids.stacks[0]);
+        s.s.labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
+        s.s.timestamp_ns = 99;
+        return t.AddIds(&s.s);
+      },
+      "sample.labels_id 1 has the key \"end_timestamp_ns\", reserved for the sample's "
+      "timestamp_ns");
   // ...and imported by an untimed sample first, for which it is an
   // ordinary label.
   Target t(kind);
@@ -1250,7 +1358,9 @@ TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples 
   CHECK(out.sample(0).value(2) == 3);
 }
 
-TEST_CASE("labels as strings with end_timestamp_ns, known from an untimed sample, are refused with a timestamp") {
+TEST_CASE(
+    "labels as strings with end_timestamp_ns, known from an untimed sample, are refused with a "
+    "timestamp") {
   // A label set the profile already holds is not validated again in full
   // (AddKey finds it by fingerprint), but the reserved key is still
   // checked against each sample's timestamp, by string and by id.
@@ -1329,10 +1439,13 @@ TEST_CASE("bad label sets get the messages of add, naming labels[i]") {
       }
       INFO(message);
       CHECK(message.rfind("labels[", 0) == 0);
-      ExpectRefused(kind, [&](Target& t, const Ids&) {
-        uint32_t id = 0;
-        return t.InternLabels(c.second.data(), c.second.size(), &id);
-      }, message);
+      ExpectRefused(
+          kind,
+          [&](Target& t, const Ids&) {
+            uint32_t id = 0;
+            return t.InternLabels(c.second.data(), c.second.size(), &id);
+          },
+          message);
     }
   }
 }
@@ -1358,10 +1471,20 @@ TEST_CASE("bad values, labels and timestamps of an id sample get add's messages"
       {"values NULL", {1, 2, 3}, true, {}, false, 0},
       {"labels NULL", {1, 1, 1}, false, {NumLabel("a", 1)}, true, 0},
       {"empty key", {1, 1, 1}, false, {StrLabel("", "x")}, false, 0},
-      {"duplicate key", {1, 1, 1}, false, {StrLabel("a", "x"), NumLabel("b", 1), NumLabel("a", 2)}, false, 0},
+      {"duplicate key",
+       {1, 1, 1},
+       false,
+       {StrLabel("a", "x"), NumLabel("b", 1), NumLabel("a", 2)},
+       false,
+       0},
       {"string and num", {1, 1, 1}, false, {both}, false, 0},
       {"string and num_unit", {1, 1, 1}, false, {str_unit}, false, 0},
-      {"end_timestamp_ns with a timestamp", {1, 1, 1}, false, {NumLabel("end_timestamp_ns", 5)}, false, 99},
+      {"end_timestamp_ns with a timestamp",
+       {1, 1, 1},
+       false,
+       {NumLabel("end_timestamp_ns", 5)},
+       false,
+       99},
       {"label key not UTF-8", {1, 1, 1}, false, {NumLabel("\xFF", 1)}, false, 0},
       {"label str not UTF-8", {1, 1, 1}, false, {StrLabel("k", "\xC0\x80")}, false, 0},
       {"num_unit not UTF-8", {1, 1, 1}, false, {NumLabel("n", 1, "\xF4\x90\x80\x80")}, false, 0},
@@ -1388,16 +1511,19 @@ TEST_CASE("bad values, labels and timestamps of an id sample get add's messages"
       }
       for (bool by_stack : {true, false}) {
         INFO((by_stack ? "by stack id" : "by location ids"));
-        ExpectRefused(kind, [&](Target& t, const Ids& ids) {
-          IdSample s = by_stack ? IdSample(ids.stacks[0])
-                                : IdSample(ids.LocationIds(SmallProgram(), 0));
-          s.s.values = c.null_values ? nullptr : c.values.data();
-          s.s.values_len = c.values.size();
-          s.s.labels = c.null_labels ? nullptr : c.labels.data();
-          s.s.labels_len = c.labels.size();
-          s.s.timestamp_ns = c.timestamp_ns;
-          return t.AddIds(&s.s);
-        }, message);
+        ExpectRefused(
+            kind,
+            [&](Target& t, const Ids& ids) {
+              IdSample s =
+                  by_stack ? IdSample(ids.stacks[0]) : IdSample(ids.LocationIds(SmallProgram(), 0));
+              s.s.values = c.null_values ? nullptr : c.values.data();
+              s.s.values_len = c.values.size();
+              s.s.labels = c.null_labels ? nullptr : c.labels.data();
+              s.s.labels_len = c.labels.size();
+              s.s.timestamp_ns = c.timestamp_ns;
+              return t.AddIds(&s.s);
+            },
+            message);
       }
     }
   }

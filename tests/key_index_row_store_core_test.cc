@@ -56,8 +56,7 @@ void CheckAgainst(const Rows& rows, const std::vector<bool>& live) {
 
 }  // namespace
 
-TEST_CASE("KeyIndex finds each key at its row, and no key it does not hold",
-          "[key_index]") {
+TEST_CASE("KeyIndex finds each key at its row, and no key it does not hold", "[key_index]") {
   Rows rows;
   CHECK(rows.Find(1, KeyIndex::Tag(1)) == KeyIndex::kNone);  // empty: no slots
   CHECK(rows.index.MemoryBytes() == 0);
@@ -119,8 +118,7 @@ TEST_CASE("KeyIndex gives the first row of a tag on its chain, and says when it 
   CHECK(rows.index.FirstWithTag(0x20) == 1);
 }
 
-TEST_CASE("KeyIndex erases from chains that wrap around the end of the table",
-          "[key_index]") {
+TEST_CASE("KeyIndex erases from chains that wrap around the end of the table", "[key_index]") {
   // 16 slots; tags whose home is slot 14 or 15, so chains wrap to 0, 1, ...
   // and entries of other homes sit in between.
   Rows rows;
@@ -140,8 +138,7 @@ TEST_CASE("KeyIndex erases from chains that wrap around the end of the table",
   }
 }
 
-TEST_CASE("KeyIndex matches a model through random inserts and erasures",
-          "[key_index]") {
+TEST_CASE("KeyIndex matches a model through random inserts and erasures", "[key_index]") {
   // Tags from a small range, so that chains are long and often cross.
   std::mt19937 rng(11);
   Rows rows;
@@ -180,8 +177,8 @@ TEST_CASE("RowStore keeps each row in place across blocks, through truncation an
     // Room within a block; none at its end, until ReserveOne adds one (and
     // for two rows, none at its last row either).
     CHECK(rows.HasRoom() == (i % RowStore::kBlockRows != 0));
-    CHECK(rows.HasRoom(2) == (i % RowStore::kBlockRows != 0 &&
-                              (i + 1) % RowStore::kBlockRows != 0));
+    CHECK(rows.HasRoom(2) ==
+          (i % RowStore::kBlockRows != 0 && (i + 1) % RowStore::kBlockRows != 0));
     rows.ReserveOne();
     CHECK(rows.HasRoom());
     int64_t* row = rows.Append();

@@ -102,7 +102,7 @@ TEST_CASE("at the memory cap new keys go to the storage-full pseudo-stack, total
   }
   REQUIRE(full != nullptr);
   CHECK(full->label_size() == 0);
-  CHECK(full->value(1) > 0);  // some samples overflowed...
+  CHECK(full->value(1) > 0);       // some samples overflowed...
   CHECK(out.sample_size() > 100);  // ...but only after many were kept
   REQUIRE(first_out != nullptr);
   CHECK(first_out->value(0) == 2);
@@ -180,8 +180,8 @@ TEST_CASE("serialize stays within max_output_bytes and sums what it leaves out")
   }
   // Capping changes the output, not the profile: serializing again gives
   // the same content, and samples keep aggregating as before.
-  const std::string first = WithoutTimes(Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE)))
-                                .SerializeAsString();
+  const std::string first =
+      WithoutTimes(Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE))).SerializeAsString();
   CHECK(WithoutTimes(Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE))).SerializeAsString() ==
         first);
   Add(p.get(), timed);
@@ -198,7 +198,8 @@ TEST_CASE("a max_output_bytes too small for any profile is LIMIT_EXCEEDED") {
   stackrec_encoded* e = reinterpret_cast<stackrec_encoded*>(0x1);
   CHECK(stackrec_profile_serialize(p.get(), nullptr, &e) == STACKREC_LIMIT_EXCEEDED);
   CHECK(e == nullptr);
-  CHECK(std::string(stackrec_last_error()).find("opts.max_output_bytes is 16") != std::string::npos);
+  CHECK(std::string(stackrec_last_error()).find("opts.max_output_bytes is 16") !=
+        std::string::npos);
 }
 
 TEST_CASE("recorder stats count the samples left out of an output at its cap") {
@@ -260,8 +261,9 @@ struct OutOfMemoryReport {
 
 }  // namespace
 
-TEST_CASE("an add that runs out of process memory fails with STACKREC_OUT_OF_MEMORY and "
-          "keeps what was added") {
+TEST_CASE(
+    "an add that runs out of process memory fails with STACKREC_OUT_OF_MEMORY and "
+    "keeps what was added") {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   const pid_t pid = fork();

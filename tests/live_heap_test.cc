@@ -202,8 +202,7 @@ TEST_CASE("objects tracked on one thread are untracked and replaced on others") 
       CHECK(statuses[i] == STACKREC_OK);
     }
   };
-  auto track = [&](std::vector<stackrec_status>* st, uint64_t id, const char* leaf,
-                   int64_t bytes) {
+  auto track = [&](std::vector<stackrec_status>* st, uint64_t id, const char* leaf, int64_t bytes) {
     SampleBuilder b;
     st->push_back(stackrec_recorder_track(r.get(), id, &Alloc(b, leaf, bytes).Get()));
   };
@@ -222,8 +221,8 @@ TEST_CASE("objects tracked on one thread are untracked and replaced on others") 
     untrack(st, 1);
     track(st, 2, "b_site", 70);
   });
-  CHECK(ByKey(Take(r.get())) == std::map<Key, Values>{{K("shared_site"), {0, 3, 700}},
-                                                      {K("b_site"), {0, 1, 70}}});
+  CHECK(ByKey(Take(r.get())) ==
+        std::map<Key, Values>{{K("shared_site"), {0, 3, 700}}, {K("b_site"), {0, 1, 70}}});
   // In a later interval, from a third thread.
   on_thread([&](std::vector<stackrec_status>* st) {
     untrack(st, 3);
@@ -340,12 +339,13 @@ TEST_CASE("bad track input gets a status and a message naming the field, and tra
   CHECK(s.objects_not_tracked == 0);
   CHECK(s.samples_truncated == 1);
   CHECK(ByKey(Take(r.get())) ==
-        std::map<Key, Values>{{K("kept", {"thread name=w"}), {0, 1, 64}},
-                              {{Strings{"f0", "f1", "f2", "f3", "[2 frames truncated]"}, Strings{}},
-                               {0, 1, 1}}});
+        std::map<Key, Values>{
+            {K("kept", {"thread name=w"}), {0, 1, 64}},
+            {{Strings{"f0", "f1", "f2", "f3", "[2 frames truncated]"}, Strings{}}, {0, 1, 1}}});
 }
 
-TEST_CASE("a recorder without live-heap types refuses track, and bad live-heap options are refused") {
+TEST_CASE(
+    "a recorder without live-heap types refuses track, and bad live-heap options are refused") {
   Options plain;
   auto r = NewRecorder(plain.opts);
   SampleBuilder a;

@@ -25,27 +25,50 @@ struct BadCase {
 void MakeBad(size_t i, std::vector<stackrec_attribute>* attributes, stackrec_serialize_options* o) {
   static const char kInvalid[] = "bad \xC3\x28 byte";
   *o = SerializeOptions(STACKREC_COMPRESSION_NONE, 0, STACKREC_FORMAT_OTLP);
-  *attributes = {{S("host.name"), S("web-1")}, {S("os.type"), S("linux")},
-                 {S("team"), S("profiling")}};
+  *attributes = {
+      {S("host.name"), S("web-1")}, {S("os.type"), S("linux")}, {S("team"), S("profiling")}};
   o->resource_attributes = attributes->data();
   o->resource_attributes_len = attributes->size();
   switch (i) {
-    case 0: o->format = static_cast<stackrec_format>(7); break;
-    case 1: o->format = static_cast<stackrec_format>(-1); break;
-    case 2: (*attributes)[2].key = S(""); break;
-    case 3: (*attributes)[2].key = S(kInvalid); break;
-    case 4: (*attributes)[1].value = S(kInvalid); break;
-    case 5: (*attributes)[2].key = S("host.name"); break;
+    case 0:
+      o->format = static_cast<stackrec_format>(7);
+      break;
+    case 1:
+      o->format = static_cast<stackrec_format>(-1);
+      break;
+    case 2:
+      (*attributes)[2].key = S("");
+      break;
+    case 3:
+      (*attributes)[2].key = S(kInvalid);
+      break;
+    case 4:
+      (*attributes)[1].value = S(kInvalid);
+      break;
+    case 5:
+      (*attributes)[2].key = S("host.name");
+      break;
     case 6:
       o->service_name = S("checkout");
       (*attributes)[1].key = S("service.name");
       break;
-    case 7: o->service_name = S(kInvalid); break;
-    case 8: o->scope_name = S(kInvalid); break;
-    case 9: o->scope_version = S("1.2"); break;
-    case 10: (*attributes)[0].key = stackrec_str{nullptr, 3}; break;
-    case 11: o->resource_attributes = nullptr; break;
-    default: FAIL("no case " << i);
+    case 7:
+      o->service_name = S(kInvalid);
+      break;
+    case 8:
+      o->scope_name = S(kInvalid);
+      break;
+    case 9:
+      o->scope_version = S("1.2");
+      break;
+    case 10:
+      (*attributes)[0].key = stackrec_str{nullptr, 3};
+      break;
+    case 11:
+      o->resource_attributes = nullptr;
+      break;
+    default:
+      FAIL("no case " << i);
   }
 }
 
@@ -56,8 +79,7 @@ const std::vector<BadCase>& BadCases() {
       {"an empty key", "opts.resource_attributes[2].key is empty"},
       {"a key of invalid UTF-8", "opts.resource_attributes[2].key is not valid UTF-8"},
       {"a value of invalid UTF-8", "opts.resource_attributes[1].value is not valid UTF-8"},
-      {"a repeated key",
-       "opts.resource_attributes[2].key repeats opts.resource_attributes[0].key"},
+      {"a repeated key", "opts.resource_attributes[2].key repeats opts.resource_attributes[0].key"},
       {"service.name twice", "opts.resource_attributes[1].key is \"service.name\""},
       {"a service name of invalid UTF-8", "opts.service_name is not valid UTF-8"},
       {"a scope name of invalid UTF-8", "opts.scope_name is not valid UTF-8"},

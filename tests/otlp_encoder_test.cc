@@ -62,10 +62,17 @@ std::string Attr(const OtlpRequest& r, int32_t index) {
   const otlp::KeyValueAndUnit& a = r.dictionary().attribute_table(index);
   std::string text = OStr(r, a.key_strindex()) + "=";
   switch (a.value().value_case()) {
-    case AnyValue::kStringValue: text += a.value().string_value(); break;
-    case AnyValue::kIntValue: text += std::to_string(a.value().int_value()); break;
-    case AnyValue::kBoolValue: text += a.value().bool_value() ? "true" : "false"; break;
-    default: FAIL("value case " << a.value().value_case());
+    case AnyValue::kStringValue:
+      text += a.value().string_value();
+      break;
+    case AnyValue::kIntValue:
+      text += std::to_string(a.value().int_value());
+      break;
+    case AnyValue::kBoolValue:
+      text += a.value().bool_value() ? "true" : "false";
+      break;
+    default:
+      FAIL("value case " << a.value().value_case());
   }
   if (a.unit_strindex() != 0) text += "[" + OStr(r, a.unit_strindex()) + "]";
   return text;
@@ -169,13 +176,12 @@ TEST_CASE("labels become attributes: strings, ints with their unit, the trace en
   REQUIRE(stackrec_profile_set_endpoint(p.get(), 42, S("GET /users")) == STACKREC_OK);
   const OtlpRequest r = SerializeOtlp(p.get());
   const otlp::Sample& s = SampleWithFrames(r, 0, {"main:0"});
-  CHECK(Attrs(r, s.attribute_indices()) ==
-        Strings{"trace endpoint=GET /users", "thread name=worker 1", "local root span id=42",
-                "allocated=64[bytes]", "zero=0"});
+  CHECK(Attrs(r, s.attribute_indices()) == Strings{"trace endpoint=GET /users",
+                                                   "thread name=worker 1", "local root span id=42",
+                                                   "allocated=64[bytes]", "zero=0"});
   // Key and unit are string-table indices; a string value is inline; an int
   // value of 0 is written, so that it is a value.
-  const otlp::KeyValueAndUnit& zero =
-      r.dictionary().attribute_table(s.attribute_indices(4));
+  const otlp::KeyValueAndUnit& zero = r.dictionary().attribute_table(s.attribute_indices(4));
   CHECK(zero.value().value_case() == AnyValue::kIntValue);
   const otlp::KeyValueAndUnit& name = r.dictionary().attribute_table(s.attribute_indices(1));
   CHECK(name.value().value_case() == AnyValue::kStringValue);
@@ -334,7 +340,8 @@ TEST_CASE("each Profile has the interval, period and pprof's profile-wide fields
     CHECK(OStr(r, prof.period_type().unit_strindex()) == "nanoseconds");
     CHECK(prof.period() == 10000000);
     REQUIRE(prof.attribute_indices_size() == 3);
-    const otlp::KeyValueAndUnit& comment = r.dictionary().attribute_table(prof.attribute_indices(0));
+    const otlp::KeyValueAndUnit& comment =
+        r.dictionary().attribute_table(prof.attribute_indices(0));
     CHECK(OStr(r, comment.key_strindex()) == "pprof.profile.comment");
     REQUIRE(comment.value().array_value().values_size() == 2);
     CHECK(comment.value().array_value().values(0).string_value() == "host: web-1");
@@ -367,7 +374,8 @@ TEST_CASE("an empty comment is an empty string in the comments' array") {
   CheckOtlpInvariants(r);
   for (const otlp::Profile& prof : Scope(r).profiles()) {
     REQUIRE(prof.attribute_indices_size() == 1);
-    const otlp::KeyValueAndUnit& comment = r.dictionary().attribute_table(prof.attribute_indices(0));
+    const otlp::KeyValueAndUnit& comment =
+        r.dictionary().attribute_table(prof.attribute_indices(0));
     CHECK(OStr(r, comment.key_strindex()) == "pprof.profile.comment");
     REQUIRE(comment.value().array_value().values_size() == 2);
     CHECK(comment.value().array_value().values(0).value_case() ==
@@ -433,7 +441,8 @@ TEST_CASE("OTLP is compressed as pprof is: gzip, zstd or none, the same content"
   // Equal but for the durations, which run to each serialization.
   auto content = [](const std::string& bytes) {
     OtlpRequest r = DecodeOtlp(bytes);
-    for (auto& prof : *r.mutable_resource_profiles(0)->mutable_scope_profiles(0)->mutable_profiles()) {
+    for (auto& prof :
+         *r.mutable_resource_profiles(0)->mutable_scope_profiles(0)->mutable_profiles()) {
       prof.clear_duration_nano();
     }
     return r.SerializeAsString();

@@ -35,13 +35,13 @@ TEST_CASE("a serialization reserves its output from the last one like it") {
   // Compressed outputs share their estimate; an uncompressed one has its own.
   CHECK(sizes.Expected(stackrec::Compression::kZstd) == first + first / 8);
   CHECK(sizes.Expected(stackrec::Compression::kNone) == 0);
-  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kZstd, 0}, 1, &zstd,
-                                     &stats, &sizes)
+  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kZstd, 0}, 1, &zstd, &stats,
+                                     &sizes)
               .ok());
   CHECK(zstd.capacity() >= first + first / 8);
   CHECK(sizes.Expected(stackrec::Compression::kGzip) == zstd.size() + zstd.size() / 8);
-  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kNone, 0}, 1, &none,
-                                     &stats, &sizes)
+  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kNone, 0}, 1, &none, &stats,
+                                     &sizes)
               .ok());
   CHECK(sizes.Expected(stackrec::Compression::kNone) == none.size() + none.size() / 8);
   // Never more than max_output_bytes.

@@ -62,9 +62,8 @@ TEST_CASE("every string is written once, index 0 is empty and ids start at 1") {
   Add(p.get(), b);
   const Profile out = SerializeAndDecode(p.get());  // also checks uniqueness
   CHECK(out.string_table(0).empty());
-  CHECK(SortedStrings(out) == Strings{"", "count", "cpu-samples", "cpu-time", "file",
-                                      "helper", "main", "nanoseconds", "shared.rb",
-                                      "wall-time"});
+  CHECK(SortedStrings(out) == Strings{"", "count", "cpu-samples", "cpu-time", "file", "helper",
+                                      "main", "nanoseconds", "shared.rb", "wall-time"});
   CHECK(SortedIds(out.location()) == Ids{1, 2});
   CHECK(SortedIds(out.function()) == Ids{1, 2});
   REQUIRE(out.sample_size() == 2);
@@ -152,8 +151,10 @@ TEST_CASE("string and numeric labels, with and without units, round trip") {
   auto p = NewProfile();
   SampleBuilder b;
   b.Frame("f").Values({1, 1, 1});
-  b.Label("thread name", "worker 1").NumLabel("thread id", 42)
-      .NumLabel("bytes", -4096, "bytes").NumLabel("zero", 0);
+  b.Label("thread name", "worker 1")
+      .NumLabel("thread id", 42)
+      .NumLabel("bytes", -4096, "bytes")
+      .NumLabel("zero", 0);
   Add(p.get(), b);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 1);
@@ -186,8 +187,7 @@ TEST_CASE("endpoints label the samples of their span, and the last call wins") {
   b.Frame("f").Values({2, 0, 0}).NumLabel("local root span id", static_cast<int64_t>(big_span));
   c.Frame("f").Values({4, 0, 0}).NumLabel("local root span id", 8);
   d.Frame("f").Values({8, 0, 0}).Label("local root span id", "7");  // a string: no match
-  e.Frame("f").Values({16, 0, 0}).NumLabel("local root span id", 7)
-      .Label("trace endpoint", "mine");
+  e.Frame("f").Values({16, 0, 0}).NumLabel("local root span id", 7).Label("trace endpoint", "mine");
   for (auto* s : {&a, &b, &c, &d, &e}) Add(p.get(), *s);
   const Profile out = SerializeAndDecode(p.get());
   REQUIRE(out.sample_size() == 5);
@@ -195,8 +195,7 @@ TEST_CASE("endpoints label the samples of their span, and the last call wins") {
   CHECK(StrLabel(out, out.sample(1), "trace endpoint") == "POST /orders");
   CHECK(StrLabel(out, out.sample(2), "trace endpoint") == "");
   CHECK(StrLabel(out, out.sample(3), "trace endpoint") == "");
-  CHECK(LabelStrings(out, out.sample(4)) ==
-        Strings{"local root span id=7", "trace endpoint=mine"});
+  CHECK(LabelStrings(out, out.sample(4)) == Strings{"local root span id=7", "trace endpoint=mine"});
   // Unused endpoints and the overridden one are not in the string table.
   const Strings table(out.string_table().begin(), out.string_table().end());
   CHECK(std::count(table.begin(), table.end(), "GET /unused") == 0);
@@ -241,8 +240,8 @@ TEST_CASE("sample types keep their declaration order and disabled ones are left 
   const Profile out_some = SerializeAndDecode(some.get());
   CHECK(SampleTypes(out_some) ==
         Strings{"wall-time/nanoseconds", "cpu-time/nanoseconds", "cpu-samples/count"});
-  CHECK(std::vector<int64_t>(out_some.sample(0).value().begin(), out_some.sample(0).value().end()) ==
-        std::vector<int64_t>{20, 60, 80});
+  CHECK(std::vector<int64_t>(out_some.sample(0).value().begin(),
+                             out_some.sample(0).value().end()) == std::vector<int64_t>{20, 60, 80});
   const Strings table(out_some.string_table().begin(), out_some.string_table().end());
   CHECK(std::count(table.begin(), table.end(), "alloc-samples") == 0);
 }
@@ -274,10 +273,11 @@ TEST_CASE("reset drops samples, endpoints and every string only they used") {
   auto p = NewProfile();
   REQUIRE(stackrec_profile_set_endpoint(p.get(), 5, S("GET /before")) == STACKREC_OK);
   SampleBuilder old_sample, new_sample;
-  old_sample.Frame("old_function", "old.rb", 1).Values({1, 1, 1})
-      .Label("old key", "old value").NumLabel("local root span id", 5);
-  new_sample.Frame("new_function", "new.rb", 2).Values({2, 2, 2})
+  old_sample.Frame("old_function", "old.rb", 1)
+      .Values({1, 1, 1})
+      .Label("old key", "old value")
       .NumLabel("local root span id", 5);
+  new_sample.Frame("new_function", "new.rb", 2).Values({2, 2, 2}).NumLabel("local root span id", 5);
   Add(p.get(), old_sample);
   REQUIRE(stackrec_profile_reset(p.get()) == STACKREC_OK);
   Add(p.get(), new_sample);
@@ -285,9 +285,8 @@ TEST_CASE("reset drops samples, endpoints and every string only they used") {
   REQUIRE(out.sample_size() == 1);
   CHECK(FrameNames(out, out.sample(0)) == Strings{"new_function"});
   CHECK(LabelStrings(out, out.sample(0)) == Strings{"local root span id=5"});  // no endpoint
-  CHECK(SortedStrings(out) == Strings{"", "count", "cpu-samples", "cpu-time",
-                                      "local root span id", "nanoseconds", "new.rb",
-                                      "new_function", "wall-time"});
+  CHECK(SortedStrings(out) == Strings{"", "count", "cpu-samples", "cpu-time", "local root span id",
+                                      "nanoseconds", "new.rb", "new_function", "wall-time"});
   CHECK(out.function_size() == 1);
   CHECK(out.location_size() == 1);
 }

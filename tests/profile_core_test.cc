@@ -36,8 +36,8 @@ struct Conversions {
 // Adds `values` with the frames of `stack` given by a HashedFrames; counts
 // what was converted.
 stackrec::Status AddHashed(stackrec::Profile* profile, const Stack& stack,
-                          std::vector<int64_t> values, Conversions* asked,
-                          std::vector<stackrec::LabelView> labels = {}) {
+                           std::vector<int64_t> values, Conversions* asked,
+                           std::vector<stackrec::LabelView> labels = {}) {
   stackrec::SampleView sample;
   sample.values = values;
   sample.labels = labels;
@@ -56,8 +56,8 @@ stackrec::Status AddHashed(stackrec::Profile* profile, const Stack& stack,
   };
   std::vector<uint64_t> hashes(stack.views().size());
   const Fingerprint fingerprint = stackrec::FingerprintFrames(stack.views(), hashes.data());
-  const stackrec::HashedFrames hashed{fingerprint, hashes.data(), stack.views().size(), load,
-                                  frame, any_inlined};
+  const stackrec::HashedFrames hashed{fingerprint, hashes.data(), stack.views().size(),
+                                      load,        frame,         any_inlined};
   return profile->Add(sample, &hashed);
 }
 
@@ -230,7 +230,7 @@ TEST_CASE("a new stack given hashed names a frame whose string is not UTF-8 and 
   Conversions asked;
   REQUIRE(AddHashed(&profile, known, {1, 3}, &asked).ok());
   const std::string bad_name = "caf\xc3";  // a truncated two-byte sequence
-  Stack bad(known, 6, known, 6);            // known's frames...
+  Stack bad(known, 6, known, 6);           // known's frames...
   LocationView leaf;
   leaf.function.name = bad_name;
   leaf.function.filename = "/app/stack.rb";
@@ -247,7 +247,8 @@ TEST_CASE("a new stack given hashed names a frame whose string is not UTF-8 and 
   CHECK(profile.stacks().size() == 2);  // the empty stack and known
 }
 
-TEST_CASE("a new stack given hashed past the memory cap is loaded whole into the storage-full sample") {
+TEST_CASE(
+    "a new stack given hashed past the memory cap is loaded whole into the storage-full sample") {
   const EachKernel kernel;
   stackrec::ProfileOptions options = Options();
   options.max_memory_bytes = 1;  // full from the first add on
@@ -262,7 +263,8 @@ TEST_CASE("a new stack given hashed past the memory cap is loaded whole into the
   CHECK(profile.Parts().aggregate.key_values(0)[1] == 9);
 }
 
-TEST_CASE("Compact frees the frame and function caches and the stack pool's slack, and adding goes on") {
+TEST_CASE(
+    "Compact frees the frame and function caches and the stack pool's slack, and adding goes on") {
   const EachKernel kernel;
   stackrec::Profile profile(Options(), 0);
   std::vector<Stack> stacks;
@@ -366,8 +368,8 @@ TEST_CASE("new locations of known functions find their function, field by field"
                                Frame("h", "a.rb", 1, 13)})
               .ok());
   CHECK(profile.Parts().tables.functions().size() == 7);
-  CHECK(Frames(profile, 2) == std::vector<std::string>{"f b.rb 1 13", "f a.rb 2 13",
-                                                       "f a.rb 1 13", "h a.rb 1 13"});
+  CHECK(Frames(profile, 2) ==
+        std::vector<std::string>{"f b.rb 1 13", "f a.rb 2 13", "f a.rb 1 13", "h a.rb 1 13"});
   const auto stack = profile.stacks().Get(profile.Parts().aggregate.key_stack(2));
   const auto& tables = profile.Parts().tables;
   CHECK(profile.strings().Get(
@@ -380,7 +382,7 @@ TEST_CASE("a new function whose system name is its name interns the string once,
   stackrec::Profile profile(Options(), 0);
   const std::string name = "main.(*Server).Serve", copy = name, other = "main.(*Server).Servf";
   LocationView go = Frame(name, "server.go", 3, 10);
-  go.function.system_name = go.function.name;  // the name's own bytes
+  go.function.system_name = go.function.name;      // the name's own bytes
   const size_t before = profile.strings().size();  // the options' strings
   REQUIRE(AddFrames(&profile, {go}).ok());
   REQUIRE(profile.key_count() == 1);  // settles what is pending
@@ -388,7 +390,8 @@ TEST_CASE("a new function whose system name is its name interns the string once,
   CHECK(strings == before + 2);  // the name and the file
   const auto& tables = profile.Parts().tables;
   const auto& fn = tables.functions().Get(
-      tables.locations().Get(profile.stacks().Get(profile.Parts().aggregate.key_stack(0))[0])
+      tables.locations()
+          .Get(profile.stacks().Get(profile.Parts().aggregate.key_stack(0))[0])
           .function);
   CHECK(fn.system_name == fn.name);
   CHECK(profile.strings().Get(fn.system_name) == name);

@@ -57,8 +57,7 @@ void Apply(stackrec::Profile* profile, const Add& add) {
 std::vector<std::string> Samples(stackrec::Profile& profile) {
   stackrec::TableString bytes;
   stackrec::SerializationStats stats;
-  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kNone, 0}, 1, &bytes,
-                                     &stats)
+  REQUIRE(stackrec::SerializeProfile(profile, {stackrec::Compression::kNone, 0}, 1, &bytes, &stats)
               .ok());
   const auto p = stackrec_test::Decode(std::string(bytes.data(), bytes.size()));
   auto str = [&](int64_t i) { return p.string_table(static_cast<int>(i)); };
@@ -80,11 +79,11 @@ std::vector<std::string> Samples(stackrec::Profile& profile) {
 }
 
 const std::vector<Add> kFirst = {
-    {"a", 3, 1, 0, 0, {1, 10}},  {"a", 3, 1, 0, 0, {1, 11}},  {"b", 5, 1, 7, 0, {1, 12}},
+    {"a", 3, 1, 0, 0, {1, 10}},   {"a", 3, 1, 0, 0, {1, 11}}, {"b", 5, 1, 7, 0, {1, 12}},
     {"c", 2, 2, 0, 500, {1, 13}}, {"a", 3, 2, 0, 0, {1, 14}},
 };
 const std::vector<Add> kSecond = {
-    {"a", 3, 1, 0, 0, {1, 20}},   {"b", 5, 1, 7, 0, {1, 21}},  {"d", 4, 3, 8, 0, {1, 22}},
+    {"a", 3, 1, 0, 0, {1, 20}},   {"b", 5, 1, 7, 0, {1, 21}},   {"d", 4, 3, 8, 0, {1, 22}},
     {"c", 2, 2, 0, 600, {1, 23}}, {"c", 2, 2, 0, 500, {1, 24}}, {"a", 3, 3, 0, 0, {1, 25}},
 };
 
@@ -111,16 +110,17 @@ TEST_CASE("a profile merged into another holds what one profile of every add hol
   // one, endpoints labelled on the spans of either.
   const std::vector<std::string> merged = Samples(into);
   CHECK(merged == Samples(both));
-  CHECK(merged == std::vector<std::string>{
-                       "a0;a1;a2; thread id=1 3 41",
-                       "a0;a1;a2; thread id=2 1 14",
-                       "a0;a1;a2; thread id=3 1 25",
-                       "b0;b1;b2;b3;b4; trace endpoint=GET /users thread id=1 local root span id=7 2 33",
-                       "c0;c1; thread id=2 end_timestamp_ns=500 1 13",
-                       "c0;c1; thread id=2 end_timestamp_ns=500 1 24",
-                       "c0;c1; thread id=2 end_timestamp_ns=600 1 23",
-                       "d0;d1;d2;d3; trace endpoint=POST /orders thread id=3 local root span id=8 1 22",
-                   });
+  CHECK(merged ==
+        std::vector<std::string>{
+            "a0;a1;a2; thread id=1 3 41",
+            "a0;a1;a2; thread id=2 1 14",
+            "a0;a1;a2; thread id=3 1 25",
+            "b0;b1;b2;b3;b4; trace endpoint=GET /users thread id=1 local root span id=7 2 33",
+            "c0;c1; thread id=2 end_timestamp_ns=500 1 13",
+            "c0;c1; thread id=2 end_timestamp_ns=500 1 24",
+            "c0;c1; thread id=2 end_timestamp_ns=600 1 23",
+            "d0;d1;d2;d3; trace endpoint=POST /orders thread id=3 local root span id=8 1 22",
+        });
   CHECK(into.EndpointCounts() == both.EndpointCounts());
   CHECK(into.samples_added() == kFirst.size() + kSecond.size());
   CHECK(into.key_count() == both.key_count());

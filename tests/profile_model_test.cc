@@ -24,7 +24,9 @@ struct Model {
   std::vector<std::pair<Key, Values>> timed;  // in insertion order
 };
 
-std::string FrameName(int i) { return "Module" + std::to_string(i % 7) + "::fn" + std::to_string(i); }
+std::string FrameName(int i) {
+  return "Module" + std::to_string(i % 7) + "::fn" + std::to_string(i);
+}
 
 }  // namespace
 
@@ -87,8 +89,8 @@ TEST_CASE("50,000 random samples match a reference model exactly") {
     if (pick(100) == 0) {
       const int64_t span = 1 + pick(50);
       const std::string endpoint = "GET /r" + std::to_string(pick(10));
-      REQUIRE(stackrec_profile_set_endpoint(p.get(), static_cast<uint64_t>(span),
-                                            S(endpoint)) == STACKREC_OK);
+      REQUIRE(stackrec_profile_set_endpoint(p.get(), static_cast<uint64_t>(span), S(endpoint)) ==
+              STACKREC_OK);
       endpoints[span] = endpoint;
     }
   }
@@ -108,9 +110,11 @@ TEST_CASE("50,000 random samples match a reference model exactly") {
     return key;
   };
   std::map<Key, Values> expected_aggregated;
-  for (const auto& [key, values] : model.aggregated) expected_aggregated[with_endpoint(key)] = values;
+  for (const auto& [key, values] : model.aggregated)
+    expected_aggregated[with_endpoint(key)] = values;
   std::vector<std::pair<Key, Values>> expected_timed;
-  for (const auto& [key, values] : model.timed) expected_timed.emplace_back(with_endpoint(key), values);
+  for (const auto& [key, values] : model.timed)
+    expected_timed.emplace_back(with_endpoint(key), values);
 
   for (auto c : {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}) {
     const Profile out = SerializeAndDecode(p.get(), c);
@@ -119,8 +123,8 @@ TEST_CASE("50,000 random samples match a reference model exactly") {
     for (const auto& s : out.sample()) {
       Key key{FrameNames(out, s), LabelStrings(out, s)};
       Values values(s.value().begin(), s.value().end());
-      const bool is_timed = !key.second.empty() &&
-                            key.second.back().rfind("end_timestamp_ns=", 0) == 0;
+      const bool is_timed =
+          !key.second.empty() && key.second.back().rfind("end_timestamp_ns=", 0) == 0;
       if (is_timed) {
         got_timed.emplace_back(key, values);
       } else {
@@ -139,7 +143,8 @@ TEST_CASE("50,000 random samples match a reference model exactly") {
   // same stacks and lines, labels and timestamps.
   const Profile pprof = Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE));
   for (auto c : {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}) {
-    const OtlpRequest r = DecodeOtlp(Serialize(p.get(), SerializeOptions(c, 0, STACKREC_FORMAT_OTLP)));
+    const OtlpRequest r =
+        DecodeOtlp(Serialize(p.get(), SerializeOptions(c, 0, STACKREC_FORMAT_OTLP)));
     CheckOtlpInvariants(r);
     CHECK(Canonical(OtlpToPprof(r)) == Canonical(pprof));
   }

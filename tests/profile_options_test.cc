@@ -21,7 +21,8 @@ Strings Comments(const Profile& p) {
   return out;
 }
 
-EncodedPtr SerializeEncoded(stackrec_profile* p, stackrec_compression c = STACKREC_COMPRESSION_GZIP) {
+EncodedPtr SerializeEncoded(stackrec_profile* p,
+                            stackrec_compression c = STACKREC_COMPRESSION_GZIP) {
   stackrec_serialize_options so{};
   so.compression = c;
   stackrec_encoded* e = nullptr;
@@ -114,9 +115,11 @@ TEST_CASE("bad written options are refused, naming the field") {
   static const stackrec_str kNullComment[] = {{nullptr, 3}};
   static const bool kEnabled[] = {true, true, false};
   const Case cases[] = {
-      {"unknown default type", [](stackrec_profile_options& o) { o.default_sample_type = S("alloc"); },
+      {"unknown default type",
+       [](stackrec_profile_options& o) { o.default_sample_type = S("alloc"); },
        "opts.default_sample_type \"alloc\" is not the type of an enabled sample type"},
-      {"unit as default type", [](stackrec_profile_options& o) { o.default_sample_type = S("nanoseconds"); },
+      {"unit as default type",
+       [](stackrec_profile_options& o) { o.default_sample_type = S("nanoseconds"); },
        "opts.default_sample_type \"nanoseconds\" is not the type of an enabled sample type"},
       {"disabled default type",
        [](stackrec_profile_options& o) {
@@ -138,9 +141,15 @@ TEST_CASE("bad written options are refused, naming the field") {
        "opts.comments[0].ptr is NULL but its len is 3"},
       {"comments NULL with length", [](stackrec_profile_options& o) { o.comments_len = 2; },
        "opts.comments is NULL but opts.comments_len is 2"},
-      {"drop_frames not UTF-8", [](stackrec_profile_options& o) { o.drop_frames = {kBad, 2}; },
+      {"drop_frames not UTF-8",
+       [](stackrec_profile_options& o) {
+         o.drop_frames = {kBad, 2};
+       },
        "opts.drop_frames is not valid UTF-8"},
-      {"keep_frames NULL with length", [](stackrec_profile_options& o) { o.keep_frames = {nullptr, 1}; },
+      {"keep_frames NULL with length",
+       [](stackrec_profile_options& o) {
+         o.keep_frames = {nullptr, 1};
+       },
        "opts.keep_frames.ptr is NULL but its len is 1"},
   };
   for (const Case& c : cases) {
@@ -164,7 +173,10 @@ TEST_CASE("an encoded profile reports what its serialization wrote") {
   o.opts.max_frames = 3;
   auto p = NewProfile(o.opts);
   SampleBuilder a, deep, timed;
-  a.Frame("leaf", "a.rb", 1).Frame("main", "a.rb", 9).Values({10, 1, 10}).Label("thread name", "w1");
+  a.Frame("leaf", "a.rb", 1)
+      .Frame("main", "a.rb", 9)
+      .Values({10, 1, 10})
+      .Label("thread name", "w1");
   for (int i = 0; i < 5; ++i) deep.Frame("d" + std::to_string(i));
   deep.Values({1, 1, 1});
   timed.Frame("main", "a.rb", 9).Values({5, 1, 5}).Timestamp(1234);
@@ -173,8 +185,8 @@ TEST_CASE("an encoded profile reports what its serialization wrote") {
   Add(p.get(), deep);
   Add(p.get(), timed);
 
-  for (stackrec_compression c : {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_NONE,
-                                 STACKREC_COMPRESSION_ZSTD}) {
+  for (stackrec_compression c :
+       {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_NONE, STACKREC_COMPRESSION_ZSTD}) {
     auto e = SerializeEncoded(p.get(), c);
     const stackrec_encode_stats s = StatsOf(e.get());
     const std::string raw = Decompress(Bytes(e.get()));

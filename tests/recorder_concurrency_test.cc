@@ -146,7 +146,9 @@ TEST_CASE("four samplers and a serializer flipping every millisecond lose nothin
   CHECK(stats.records_rejected == 0);
 }
 
-TEST_CASE("samplers tracking and untracking while a serializer flips every millisecond end with exact live totals") {
+TEST_CASE(
+    "samplers tracking and untracking while a serializer flips every millisecond end with exact "
+    "live totals") {
   auto recorder = NewHeapRecorder();
 
   constexpr int kSamplers = 4;
@@ -242,7 +244,8 @@ TEST_CASE("samplers tracking and untracking while a serializer flips every milli
   CHECK(stats.objects_not_tracked == 0);
 }
 
-TEST_CASE("objects tracked on some threads and freed or replaced on another end with exact live totals") {
+TEST_CASE(
+    "objects tracked on some threads and freed or replaced on another end with exact live totals") {
   // Each thread interns its objects' content in a home of its own; here
   // one thread frees and replaces the others' objects while they track
   // more and a serializer flips every millisecond.
@@ -323,9 +326,9 @@ TEST_CASE("objects tracked on some threads and freed or replaced on another end 
   for (int t = 0; t < kProducers; ++t) {
     for (uint64_t n = 0; n < kObjects; ++n) {
       if (n % 3 == 2) continue;
-      auto& v = n % 3 == 0 ? expected[{"alloc" + std::to_string(n % 16),
-                                       "producer" + std::to_string(t)}]
-                           : expected[{"moved", "consumer"}];
+      auto& v = n % 3 == 0
+                    ? expected[{"alloc" + std::to_string(n % 16), "producer" + std::to_string(t)}]
+                    : expected[{"moved", "consumer"}];
       v.resize(2);
       v[0] += 1;
       v[1] += n % 3 == 0 ? static_cast<int64_t>(n % 100) + 1 : 5;
@@ -484,7 +487,9 @@ TEST_CASE("upscaling rules added while samplers record and a serializer flips ap
     samplers.emplace_back([&, t] {
       SampleBuilder b[kRules];
       for (int j = 0; j < kRules; ++j) {
-        b[j].Frame("f" + std::to_string(t)).Values({1, 1, 0}).Label("k", values[static_cast<size_t>(j)]);
+        b[j].Frame("f" + std::to_string(t))
+            .Values({1, 1, 0})
+            .Label("k", values[static_cast<size_t>(j)]);
       }
       for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
         if (stackrec_recorder_record(recorder.get(), &b[i % kRules].Get()) != STACKREC_OK) {

@@ -8,9 +8,9 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
-#include <thread>
 
 #include "catch2/catch.hpp"
 #include "input/live_heap_options.h"
@@ -56,9 +56,7 @@ TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the firs
   clock_release = false;
   stackrec::EncodedProfile first;
   stackrec::Status first_status;
-  std::thread serializer([&] {
-    first_status = recorder.Serialize({}, &BlockingClock, &first);
-  });
+  std::thread serializer([&] { first_status = recorder.Serialize({}, &BlockingClock, &first); });
   while (!clock_entered.load()) std::this_thread::yield();
   stackrec::EncodedProfile second;
   const stackrec::Status busy = recorder.Serialize({}, &FixedClock, &second);
@@ -82,7 +80,6 @@ TEST_CASE("a second concurrent serialize gets BUSY and does not disturb the firs
   CHECK(third.end_ns == 2000);
   CHECK(Decode(Bytes(third)).sample_size() == 0);
 }
-
 
 TEST_CASE("slots keep their tables while they are in use and shed what stops being used") {
   stackrec::ProfileOptions input, options;
@@ -202,9 +199,7 @@ LeafSums ByLeaf(const Profile& p) {
   }
   return sums;
 }
-LeafSums ByLeaf(const stackrec::EncodedProfile& encoded) {
-  return ByLeaf(Decode(Bytes(encoded)));
-}
+LeafSums ByLeaf(const stackrec::EncodedProfile& encoded) { return ByLeaf(Decode(Bytes(encoded))); }
 
 }  // namespace
 
@@ -254,7 +249,8 @@ TEST_CASE("a sampler stopped inside a record stops neither the other samplers no
     serialize();
     serialize();  // both slots: every lane but the stopped one is encoded
     std::map<std::string, int64_t> expected;
-    for (int t = 0; t < kOthers; ++t) expected["other" + std::to_string(t)] = (round + 1) * kRecords;
+    for (int t = 0; t < kOthers; ++t)
+      expected["other" + std::to_string(t)] = (round + 1) * kRecords;
     CHECK(seen == expected);
   }
   CHECK(recorder.stats().samples_recorded == static_cast<uint64_t>(4 * kOthers * kRecords + 1));

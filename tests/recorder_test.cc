@@ -28,8 +28,8 @@ Taken Take(stackrec_recorder* r) {
   INFO(stackrec_last_error());
   REQUIRE(st == STACKREC_OK);
   EncodedPtr owned(e);
-  Taken t{Decode(stackrec_encoded_data(e), stackrec_encoded_size(e)),
-          stackrec_encoded_start_ns(e), stackrec_encoded_end_ns(e)};
+  Taken t{Decode(stackrec_encoded_data(e), stackrec_encoded_size(e)), stackrec_encoded_start_ns(e),
+          stackrec_encoded_end_ns(e)};
   CheckInvariants(t.profile);
   return t;
 }
@@ -122,8 +122,7 @@ TEST_CASE("a recorder leaves disabled sample types out while samplers pass every
   CHECK(SampleTypes(t.profile) == Strings{"cpu-samples/count", "wall-time/nanoseconds"});
   REQUIRE(t.profile.sample_size() == 1);
   CHECK(std::vector<int64_t>(t.profile.sample(0).value().begin(),
-                             t.profile.sample(0).value().end()) ==
-        std::vector<int64_t>{2, 10000});
+                             t.profile.sample(0).value().end()) == std::vector<int64_t>{2, 10000});
 }
 
 TEST_CASE("recorder stats count records, rejections and serializations") {
@@ -215,8 +214,7 @@ TEST_CASE("bad recorder input gets a status and a message, and recorded data sta
   REQUIRE(t.profile.sample_size() == 1);
   CHECK(FrameNames(t.profile, t.profile.sample(0)) == Strings{"kept"});
   CHECK(std::vector<int64_t>(t.profile.sample(0).value().begin(),
-                             t.profile.sample(0).value().end()) ==
-        std::vector<int64_t>{1, 2, 3});
+                             t.profile.sample(0).value().end()) == std::vector<int64_t>{1, 2, 3});
   CHECK(StrLabel(t.profile, t.profile.sample(0), "trace endpoint") == "GET /kept");
 }
 
@@ -261,8 +259,8 @@ TEST_CASE("a slot's known frames in a new stack after a flip are its old locatio
     REQUIRE(t.profile.sample_size() == round + 1);
     CHECK(t.profile.location_size() == round + 3);
     CHECK(t.profile.function_size() == round + 3);
-    const Sample& newest = SampleWithFrames(
-        t.profile, {"leaf_" + std::to_string(round), "handle", "main"});
+    const Sample& newest =
+        SampleWithFrames(t.profile, {"leaf_" + std::to_string(round), "handle", "main"});
     CHECK(newest.value(0) == 1);
     for (const auto& s : t.profile.sample()) {
       REQUIRE(s.location_id_size() == 3);

@@ -5,8 +5,8 @@
 // new; larger ones come from 2 MiB-aligned chunks advised huge pages,
 // placed best-fit, reused once freed, coalesced; free huge pages go back to
 // the kernel and an entirely free chunk is unmapped; a size no mapping
-// could hold is refused; a forked child can allocate. Each TEST_CASE runs in its own process (catch_discover_tests),
-// so the chunks start empty.
+// could hold is refused; a forked child can allocate. Each TEST_CASE runs in its own process
+// (catch_discover_tests), so the chunks start empty.
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,8 +69,9 @@ bool Holds(const void* p, size_t bytes, char c) {
 
 }  // namespace
 
-TEST_CASE("small allocations stay with operator new; larger ones come from an aligned chunk "
-          "advised huge pages") {
+TEST_CASE(
+    "small allocations stay with operator new; larger ones come from an aligned chunk "
+    "advised huge pages") {
   const memory::Usage before = memory::CurrentUsage();
   CHECK(before.mapped_bytes == 0);
   void* small = memory::Allocate(memory::kMinBytes - 1);
@@ -132,8 +133,7 @@ TEST_CASE("the whole huge pages of a free range go back to the kernel, and come 
   Fill(p, big, 'x');
   const uintptr_t first_huge = Address(p) + memory::kHugePageBytes - memory::kMinBytes;
   const size_t whole = 2 * memory::kHugePageBytes;  // the huge pages p covers entirely
-  CHECK(ResidentPages(reinterpret_cast<void*>(first_huge), whole) ==
-        whole / memory::kPageBytes);
+  CHECK(ResidentPages(reinterpret_cast<void*>(first_huge), whole) == whole / memory::kPageBytes);
   memory::Deallocate(p, big);
   CHECK(ResidentPages(reinterpret_cast<void*>(first_huge), whole) == 0);
   CHECK(memory::CurrentUsage().chunks == 1);

@@ -218,8 +218,7 @@ TEST_CASE("timestamped samples and pseudo-samples are scaled too; saturation cla
   b.Frame("b").Values({2, 2, 2});
   Add(q.get(), a);
   Add(q.get(), b);
-  CHECK(ValuesByLeaf(SerializeAndDecode(q.get()))["[stackrec: storage full]"] ==
-        Values{12, 3, 12});
+  CHECK(ValuesByLeaf(SerializeAndDecode(q.get()))["[stackrec: storage full]"] == Values{12, 3, 12});
 }
 
 TEST_CASE("overlapping rules are refused and leave the rules as they were") {
@@ -231,7 +230,8 @@ TEST_CASE("overlapping rules are refused and leave the rules as they were") {
   stackrec_upscaling_rule global = Proportional(b, 1, 3);
   CHECK(stackrec_profile_add_upscaling_rule(p.get(), &global) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) ==
-        "rule.value_offsets: offset 1 is already scaled by rule 0 for samples this rule also matches");
+        "rule.value_offsets: offset 1 is already scaled by rule 0 for samples this rule also "
+        "matches");
   // A labelled rule matches a subset of every sample: still overlapping.
   stackrec_upscaling_rule labelled = Proportional(b, 1, 3);
   labelled.label_key = S("kind");

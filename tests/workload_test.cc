@@ -122,8 +122,7 @@ void CheckSamples(const Workload& w, size_t samples) {
   std::set<std::string> endpoints;
   std::vector<size_t> per_stack(w.stacks());
   // Counted, not asserted a tick each: a million assertions take seconds.
-  size_t in_span = 0, allocs = 0, out_of_turn = 0, bad_spans = 0, moved_spans = 0,
-         wrong_starts = 0;
+  size_t in_span = 0, allocs = 0, out_of_turn = 0, bad_spans = 0, moved_spans = 0, wrong_starts = 0;
   for (size_t i = 0; i < ticks.size(); ++i) {
     const Tick& t = ticks[i];
     out_of_turn += t.thread != i % stackrec_bench::kThreads;
@@ -190,8 +189,8 @@ bool SameTicks(const Workload& a, const Workload& b) {
 
 // The one sample of `p` with these frames and this thread and span (0:
 // none); fails the test otherwise.
-const Sample& SampleOf(const Profile& p, const std::vector<std::string>& frames,
-                       int64_t thread_id, uint64_t span_id) {
+const Sample& SampleOf(const Profile& p, const std::vector<std::string>& frames, int64_t thread_id,
+                       uint64_t span_id) {
   const Sample* found = nullptr;
   for (const Sample& s : p.sample()) {
     int64_t thread = -1;
@@ -253,8 +252,9 @@ void CheckProfileOf(const Workload& w, const Profile& p) {
     const perftools::profiles::Location& loc = stackrec_test::FindLocation(p, s.location_id(d));
     REQUIRE(loc.line_size() == 1);
     CHECK(loc.line(0).line() == want.line);
-    CHECK(stackrec_test::Str(p, stackrec_test::FindFunction(p, loc.line(0).function_id())
-                                    .filename()) == View(want.function.filename));
+    CHECK(stackrec_test::Str(
+              p, stackrec_test::FindFunction(p, loc.line(0).function_id()).filename()) ==
+          View(want.function.filename));
   }
   CHECK(stackrec_test::StrLabel(p, s, stackrec_bench::kThreadNameKey) ==
         w.thread_name(first.thread));
@@ -264,7 +264,8 @@ void CheckProfileOf(const Workload& w, const Profile& p) {
 
 }  // namespace
 
-TEST_CASE("the typical workload has its declared shape: 5,000 stacks, 100,000 samples, 59,201 keys") {
+TEST_CASE(
+    "the typical workload has its declared shape: 5,000 stacks, 100,000 samples, 59,201 keys") {
   const Workload w(stackrec_bench::TypicalSpec());
   CheckProgram(w, 5000);
   CheckSamples(w, 100000);
@@ -275,7 +276,8 @@ TEST_CASE("the typical workload has its declared shape: 5,000 stacks, 100,000 sa
   CHECK(w.locations().size() == 29706);
 }
 
-TEST_CASE("the heavy workload has its declared shape: 20,000 stacks, 1,000,000 samples, 450,387 keys") {
+TEST_CASE(
+    "the heavy workload has its declared shape: 20,000 stacks, 1,000,000 samples, 450,387 keys") {
   const Workload w(stackrec_bench::HeavySpec());
   CheckProgram(w, 20000);
   CheckSamples(w, 1000000);
@@ -299,7 +301,9 @@ TEST_CASE("a workload is a function of its spec: the same seed gives the same ti
   CHECK_FALSE(SameTicks(a, c));
 }
 
-TEST_CASE("with system names a workload has the same ticks and stacks, each function's system name its name") {
+TEST_CASE(
+    "with system names a workload has the same ticks and stacks, each function's system name its "
+    "name") {
   WorkloadSpec spec = stackrec_bench::TypicalSpec();
   spec.samples = 20000;
   const Workload a(spec), b(stackrec_bench::WithSystemNames(spec));
@@ -407,8 +411,7 @@ void CheckOtlpOf(const WorkloadSpec& spec) {
   {
     INFO(spec.name);
     const Workload w(spec);
-    stackrec_test::ProfilePtr profile =
-        stackrec_test::NewProfile(stackrec_bench::ProfileOptions());
+    stackrec_test::ProfilePtr profile = stackrec_test::NewProfile(stackrec_bench::ProfileOptions());
     stackrec_bench::SampleBuilder builder(w);
     for (const Tick& t : w.ticks()) {
       if ((t.flags & Tick::kSpanStarts) != 0) {
@@ -432,8 +435,8 @@ void CheckOtlpOf(const WorkloadSpec& spec) {
               static_cast<int>(stackrec_bench::kSampleTypes));
       converted = stackrec_test::OtlpToPprof(r).SerializeAsString();
     }
-    const stackrec_bench::PprofSummary a = stackrec_bench::Summarize(
-        reinterpret_cast<const uint8_t*>(pprof.data()), pprof.size());
+    const stackrec_bench::PprofSummary a =
+        stackrec_bench::Summarize(reinterpret_cast<const uint8_t*>(pprof.data()), pprof.size());
     const stackrec_bench::PprofSummary b = stackrec_bench::Summarize(
         reinterpret_cast<const uint8_t*>(converted.data()), converted.size());
     REQUIRE(a.ok);

@@ -37,8 +37,8 @@ size_t BaselineProfile::Hash::operator()(const FrameKey& k) const {
   if (!k.system_name.empty()) Combine(h, str(k.system_name));
   Combine(h, static_cast<uint64_t>(k.start_line));
   Combine(h, k.address);
-  if (k.memory_start != 0 || k.memory_limit != 0 || k.file_offset != 0 ||
-      !k.mapping_file.empty() || !k.build_id.empty()) {
+  if (k.memory_start != 0 || k.memory_limit != 0 || k.file_offset != 0 || !k.mapping_file.empty() ||
+      !k.build_id.empty()) {
     Combine(h, k.memory_start);
     Combine(h, k.memory_limit);
     Combine(h, k.file_offset);
@@ -110,9 +110,7 @@ BaselineProfile::BaselineProfile(const stackrec_profile_options& opts)
   profile_.set_time_nanos(NowNs());
 }
 
-int64_t BaselineProfile::InternString(stackrec_str s) {
-  return InternString(View(s));
-}
+int64_t BaselineProfile::InternString(stackrec_str s) { return InternString(View(s)); }
 
 int64_t BaselineProfile::InternString(std::string_view s) {
   if (s.empty()) return 0;
@@ -127,9 +125,9 @@ int64_t BaselineProfile::InternString(std::string_view s) {
 uint64_t BaselineProfile::InternFrame(const stackrec_location& loc) {
   const stackrec_function& f = loc.function;
   const stackrec_mapping& m = loc.mapping;
-  const FrameKey key{View(f.name), View(f.system_name), View(f.filename),
-                     View(m.filename), View(m.build_id), f.start_line, loc.line,
-                     loc.address, m.memory_start, m.memory_limit, m.file_offset};
+  const FrameKey key{View(f.name),     View(f.system_name), View(f.filename), View(m.filename),
+                     View(m.build_id), f.start_line,        loc.line,         loc.address,
+                     m.memory_start,   m.memory_limit,      m.file_offset};
   auto it = frames_.find(key);
   if (it != frames_.end()) return it->second;
   const uint64_t id = InternLocation(loc);
@@ -139,9 +137,8 @@ uint64_t BaselineProfile::InternFrame(const stackrec_location& loc) {
     return std::string_view(profile_.string_table(static_cast<int>(InternString(s))));
   };
   frames_.emplace(FrameKey{own(key.name), own(key.system_name), own(key.filename),
-                           own(key.mapping_file), own(key.build_id), key.start_line,
-                           key.line, key.address, key.memory_start, key.memory_limit,
-                           key.file_offset},
+                           own(key.mapping_file), own(key.build_id), key.start_line, key.line,
+                           key.address, key.memory_start, key.memory_limit, key.file_offset},
                   id);
   return id;
 }
@@ -149,10 +146,10 @@ uint64_t BaselineProfile::InternFrame(const stackrec_location& loc) {
 uint64_t BaselineProfile::InternLocation(const stackrec_location& loc) {
   uint64_t mapping_id = 0;
   const stackrec_mapping& m = loc.mapping;
-  if (m.memory_start != 0 || m.memory_limit != 0 || m.file_offset != 0 ||
-      m.filename.len != 0 || m.build_id.len != 0) {
-    const MappingKey key{m.memory_start, m.memory_limit, m.file_offset,
-                         InternString(m.filename), InternString(m.build_id)};
+  if (m.memory_start != 0 || m.memory_limit != 0 || m.file_offset != 0 || m.filename.len != 0 ||
+      m.build_id.len != 0) {
+    const MappingKey key{m.memory_start, m.memory_limit, m.file_offset, InternString(m.filename),
+                         InternString(m.build_id)};
     auto [it, fresh] = mappings_.try_emplace(key, mappings_.size() + 1);
     if (fresh) {
       perftools::profiles::Mapping* out = profile_.add_mapping();
@@ -168,8 +165,7 @@ uint64_t BaselineProfile::InternLocation(const stackrec_location& loc) {
 
   uint64_t function_id = 0;
   const stackrec_function& f = loc.function;
-  if (f.name.len != 0 || f.system_name.len != 0 || f.filename.len != 0 ||
-      f.start_line != 0) {
+  if (f.name.len != 0 || f.system_name.len != 0 || f.filename.len != 0 || f.start_line != 0) {
     const FunctionKey key{InternString(f.name), InternString(f.system_name),
                           InternString(f.filename), f.start_line};
     auto [it, fresh] = functions_.try_emplace(key, functions_.size() + 1);
@@ -184,8 +180,7 @@ uint64_t BaselineProfile::InternLocation(const stackrec_location& loc) {
     function_id = it->second;
   }
 
-  const LocationKey key{mapping_id, function_id, loc.address,
-                        function_id != 0 ? loc.line : 0};
+  const LocationKey key{mapping_id, function_id, loc.address, function_id != 0 ? loc.line : 0};
   auto [it, fresh] = locations_.try_emplace(key, locations_.size() + 1);
   if (fresh) {
     perftools::profiles::Location* out = profile_.add_location();
@@ -207,19 +202,17 @@ bool BaselineProfile::Add(const stackrec_sample& sample) {
   for (size_t i = 0; i < sample.locations_len; ++i) {
     stack_.push_back(InternFrame(sample.locations[i]));
   }
-  key_.stack = stacks_.try_emplace(stack_, static_cast<uint32_t>(stacks_.size()))
-                   .first->second;
+  key_.stack = stacks_.try_emplace(stack_, static_cast<uint32_t>(stacks_.size())).first->second;
   key_.labels.clear();
   for (size_t i = 0; i < sample.labels_len; ++i) {
     const stackrec_label& l = sample.labels[i];
     key_.labels.push_back(LabelKey{InternString(l.key), InternString(l.str),
-                                   l.str.len > 0 ? 0 : l.num,
-                                   InternString(l.num_unit)});
+                                   l.str.len > 0 ? 0 : l.num, InternString(l.num_unit)});
   }
   if (sample.timestamp_ns != 0) {
     // Kept on its own: never found again, so it needs no key.
-    key_.labels.push_back(LabelKey{InternString(std::string_view("end_timestamp_ns")),
-                                   0, sample.timestamp_ns, 0});
+    key_.labels.push_back(
+        LabelKey{InternString(std::string_view("end_timestamp_ns")), 0, sample.timestamp_ns, 0});
   } else {
     auto it = samples_.find(key_);
     if (it != samples_.end()) {
@@ -244,8 +237,7 @@ bool BaselineProfile::Add(const stackrec_sample& sample) {
   return true;
 }
 
-void BaselineProfile::SetEndpoint(uint64_t local_root_span_id,
-                                  std::string_view endpoint) {
+void BaselineProfile::SetEndpoint(uint64_t local_root_span_id, std::string_view endpoint) {
   endpoints_[local_root_span_id] = std::string(endpoint);
 }
 
@@ -284,8 +276,8 @@ std::string BaselineProfile::Serialize() {
 
 std::string Gzip(const std::string& data, int level) {
   z_stream zs = {};
-  if (deflateInit2(&zs, level, Z_DEFLATED, /*windowBits=*/31, /*memLevel=*/8,
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&zs, level, Z_DEFLATED, /*windowBits=*/31, /*memLevel=*/8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
     std::abort();
   }
   std::string out(deflateBound(&zs, data.size()), '\0');

@@ -71,39 +71,36 @@ class BaselineProfile {
   struct FunctionKey {
     int64_t name, system_name, filename, start_line;
     bool operator==(const FunctionKey& o) const {
-      return name == o.name && system_name == o.system_name &&
-             filename == o.filename && start_line == o.start_line;
+      return name == o.name && system_name == o.system_name && filename == o.filename &&
+             start_line == o.start_line;
     }
   };
   struct MappingKey {
     uint64_t start, limit, offset;
     int64_t filename, build_id;
     bool operator==(const MappingKey& o) const {
-      return start == o.start && limit == o.limit && offset == o.offset &&
-             filename == o.filename && build_id == o.build_id;
+      return start == o.start && limit == o.limit && offset == o.offset && filename == o.filename &&
+             build_id == o.build_id;
     }
   };
   struct LocationKey {
     uint64_t mapping_id, function_id, address;
     int64_t line;
     bool operator==(const LocationKey& o) const {
-      return mapping_id == o.mapping_id && function_id == o.function_id &&
-             address == o.address && line == o.line;
+      return mapping_id == o.mapping_id && function_id == o.function_id && address == o.address &&
+             line == o.line;
     }
   };
   struct LabelKey {
     int64_t key, str, num, num_unit;
     bool operator==(const LabelKey& o) const {
-      return key == o.key && str == o.str && num == o.num &&
-             num_unit == o.num_unit;
+      return key == o.key && str == o.str && num == o.num && num_unit == o.num_unit;
     }
   };
   struct SampleKey {
     uint32_t stack;
     std::vector<LabelKey> labels;
-    bool operator==(const SampleKey& o) const {
-      return stack == o.stack && labels == o.labels;
-    }
+    bool operator==(const SampleKey& o) const { return stack == o.stack && labels == o.labels; }
   };
   struct Hash {
     size_t operator()(const FrameKey& k) const;

@@ -82,8 +82,8 @@ PprofSummary Summarize(const uint8_t* data, size_t size) {
   std::string raw;
   if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
     if (!Gunzip(data, size, &raw)) return Fail("corrupt gzip");
-  } else if (size >= 4 && data[0] == 0x28 && data[1] == 0xb5 &&
-             data[2] == 0x2f && data[3] == 0xfd) {
+  } else if (size >= 4 && data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f &&
+             data[3] == 0xfd) {
     if (!Unzstd(data, size, &raw)) return Fail("corrupt zstd");
   } else {
     raw.assign(reinterpret_cast<const char*>(data), size);
@@ -123,15 +123,15 @@ PprofSummary Summarize(const uint8_t* data, size_t size) {
       ++with_system_name;
       system_name_not_name += text(f.system_name()) != text(f.name());
     }
-    function_hash[f.id()] = Then(Then(Then(Then(1, S(f.name())), S(f.system_name())),
-                                      S(f.filename())),
-                                 static_cast<uint64_t>(f.start_line()));
+    function_hash[f.id()] =
+        Then(Then(Then(Then(1, S(f.name())), S(f.system_name())), S(f.filename())),
+             static_cast<uint64_t>(f.start_line()));
   }
   for (const auto& m : p.mapping()) {
-    mapping_hash[m.id()] = Then(Then(Then(Then(Then(2, m.memory_start()), m.memory_limit()),
-                                          m.file_offset()),
-                                     S(m.filename())),
-                                S(m.build_id()));
+    mapping_hash[m.id()] =
+        Then(Then(Then(Then(Then(2, m.memory_start()), m.memory_limit()), m.file_offset()),
+                  S(m.filename())),
+             S(m.build_id()));
   }
   for (const auto& l : p.location()) {
     uint64_t h = Then(3, l.address());
@@ -165,9 +165,9 @@ PprofSummary Summarize(const uint8_t* data, size_t size) {
     }
     uint64_t labels = 0;  // a sum: the labels' order does not matter
     for (const auto& l : s.label()) {
-      labels += Mix(Then(Then(Then(Then(5, S(l.key())), S(l.str())),
-                              static_cast<uint64_t>(l.num())),
-                         S(l.num_unit())));
+      labels +=
+          Mix(Then(Then(Then(Then(5, S(l.key())), S(l.str())), static_cast<uint64_t>(l.num())),
+                   S(l.num_unit())));
       if (l.key() == endpoint_key) ++sum.endpoint_labels;
     }
     uint64_t values = 6;

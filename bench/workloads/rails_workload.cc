@@ -87,8 +87,7 @@ enum class Work : uint8_t { kCpu, kAlloc, kIo, kIdle };
 
 // A frame as the builders below name it; the file is dir + file.
 struct Frame {
-  constexpr Frame(const char* name, const char* dir, const char* file,
-                  Work work = Work::kCpu)
+  constexpr Frame(const char* name, const char* dir, const char* file, Work work = Work::kCpu)
       : name(name), dir(dir), file(file), work(work) {}
   const char* name;
   const char* dir;
@@ -108,8 +107,8 @@ class CallTree {
   // walk that reaches the node ends there (leaves always end a walk);
   // `weight` is how likely the parent's walk goes on to this child rather
   // than to a sibling. Returns kNoNode, adding nothing, past kMaxDepth.
-  uint32_t Add(uint32_t parent, const std::string& name,
-               const std::string& file, Work work, double stop, double weight) {
+  uint32_t Add(uint32_t parent, const std::string& name, const std::string& file, Work work,
+               double stop, double weight) {
     const uint32_t depth = Depth(parent) + 1;
     if (depth > kMaxDepth) return kNoNode;
     const uint32_t fn = InternFunction(name, file);
@@ -128,8 +127,7 @@ class CallTree {
                     static_cast<int64_t>(Mix(uint64_t{caller} << 32 | fn) % 30);
       parent_context = nodes_[parent].context;
     }
-    n.context =
-        Intern(&contexts_, std::make_tuple(parent_context, fn, n.call_line));
+    n.context = Intern(&contexts_, std::make_tuple(parent_context, fn, n.call_line));
     n.stack = Intern(&stacks_, std::make_pair(n.context, n.self_line));
     const uint32_t id = static_cast<uint32_t>(nodes_.size());
     nodes_.push_back(n);
@@ -137,18 +135,12 @@ class CallTree {
     return id;
   }
 
-  uint32_t Depth(uint32_t node) const {
-    return node == kNoNode ? 0 : nodes_[node].depth;
-  }
+  uint32_t Depth(uint32_t node) const { return node == kNoNode ? 0 : nodes_[node].depth; }
   Work work(uint32_t node) const { return nodes_[node].work; }
   // Equal for nodes whose stacks are equal (same frames, same lines).
   uint32_t stack(uint32_t node) const { return nodes_[node].stack; }
-  const std::string& name(uint32_t node) const {
-    return functions_[nodes_[node].function].name;
-  }
-  const std::string& file(uint32_t node) const {
-    return functions_[nodes_[node].function].file;
-  }
+  const std::string& name(uint32_t node) const { return functions_[nodes_[node].function].name; }
+  const std::string& file(uint32_t node) const { return functions_[nodes_[node].function].file; }
   size_t size() const { return nodes_.size(); }
 
   // Where a sample taken while running below `node` lands.
@@ -211,8 +203,7 @@ class CallTree {
     const auto it = function_ids_.find(std::make_pair(name, file));
     if (it != function_ids_.end()) return it->second;
     const uint32_t id = static_cast<uint32_t>(functions_.size());
-    functions_.push_back(
-        {name, file, 3 + static_cast<int64_t>(Hash(name + file) % 400)});
+    functions_.push_back({name, file, 3 + static_cast<int64_t>(Hash(name + file) % 400)});
     function_ids_.emplace(std::make_pair(name, file), id);
     return id;
   }
@@ -232,22 +223,16 @@ constexpr char kRuby[] = "";  // Ruby's own methods: "<internal:...>", "<cfunc>"
 constexpr char kRubyLib[] = "/usr/local/lib/ruby/3.3.0/";
 constexpr char kPuma[] = "/usr/local/bundle/gems/puma-6.4.2/lib/puma/";
 constexpr char kRack[] = "/usr/local/bundle/gems/rack-3.0.9/lib/rack/";
-constexpr char kRackSession[] =
-    "/usr/local/bundle/gems/rack-session-2.0.0/lib/rack/session/";
+constexpr char kRackSession[] = "/usr/local/bundle/gems/rack-session-2.0.0/lib/rack/session/";
 constexpr char kRailties[] = "/usr/local/bundle/gems/railties-7.1.3/lib/rails/";
 constexpr char kActionPack[] = "/usr/local/bundle/gems/actionpack-7.1.3/lib/";
-constexpr char kActionView[] =
-    "/usr/local/bundle/gems/actionview-7.1.3/lib/action_view/";
-constexpr char kActiveRecord[] =
-    "/usr/local/bundle/gems/activerecord-7.1.3/lib/active_record/";
-constexpr char kActiveModel[] =
-    "/usr/local/bundle/gems/activemodel-7.1.3/lib/active_model/";
-constexpr char kActiveSupport[] =
-    "/usr/local/bundle/gems/activesupport-7.1.3/lib/active_support/";
+constexpr char kActionView[] = "/usr/local/bundle/gems/actionview-7.1.3/lib/action_view/";
+constexpr char kActiveRecord[] = "/usr/local/bundle/gems/activerecord-7.1.3/lib/active_record/";
+constexpr char kActiveModel[] = "/usr/local/bundle/gems/activemodel-7.1.3/lib/active_model/";
+constexpr char kActiveSupport[] = "/usr/local/bundle/gems/activesupport-7.1.3/lib/active_support/";
 constexpr char kArel[] = "/usr/local/bundle/gems/activerecord-7.1.3/lib/arel/";
 constexpr char kPg[] = "/usr/local/bundle/gems/pg-1.5.4/lib/pg/";
-constexpr char kRedisClient[] =
-    "/usr/local/bundle/gems/redis-client-0.19.1/lib/";
+constexpr char kRedisClient[] = "/usr/local/bundle/gems/redis-client-0.19.1/lib/";
 constexpr char kFaraday[] = "/usr/local/bundle/gems/faraday-2.9.0/lib/faraday/";
 constexpr char kWarden[] = "/usr/local/bundle/gems/warden-1.2.9/lib/warden/";
 constexpr char kBcrypt[] = "/usr/local/bundle/gems/bcrypt-3.1.20/lib/bcrypt/";
@@ -265,57 +250,42 @@ const Frame kRequestPrefix[] = {
     {"ActionDispatch::HostAuthorization#call", kActionPack,
      "action_dispatch/middleware/host_authorization.rb"},
     {"Rack::Sendfile#call", kRack, "sendfile.rb"},
-    {"ActionDispatch::Static#call", kActionPack,
-     "action_dispatch/middleware/static.rb"},
-    {"ActionDispatch::Executor#call", kActionPack,
-     "action_dispatch/middleware/executor.rb"},
-    {"ActiveSupport::Cache::Strategy::LocalCache::Middleware#call",
-     kActiveSupport, "cache/strategy/local_cache_middleware.rb"},
+    {"ActionDispatch::Static#call", kActionPack, "action_dispatch/middleware/static.rb"},
+    {"ActionDispatch::Executor#call", kActionPack, "action_dispatch/middleware/executor.rb"},
+    {"ActiveSupport::Cache::Strategy::LocalCache::Middleware#call", kActiveSupport,
+     "cache/strategy/local_cache_middleware.rb"},
     {"Rack::Runtime#call", kRack, "runtime.rb"},
     {"Rack::MethodOverride#call", kRack, "method_override.rb"},
-    {"ActionDispatch::RequestId#call", kActionPack,
-     "action_dispatch/middleware/request_id.rb"},
-    {"ActionDispatch::RemoteIp#call", kActionPack,
-     "action_dispatch/middleware/remote_ip.rb"},
+    {"ActionDispatch::RequestId#call", kActionPack, "action_dispatch/middleware/request_id.rb"},
+    {"ActionDispatch::RemoteIp#call", kActionPack, "action_dispatch/middleware/remote_ip.rb"},
     {"Rails::Rack::Logger#call", kRailties, "rack/logger.rb"},
-    {"ActiveSupport::TaggedLogging#tagged", kActiveSupport,
-     "tagged_logging.rb"},
+    {"ActiveSupport::TaggedLogging#tagged", kActiveSupport, "tagged_logging.rb"},
     {"Rails::Rack::Logger#call_app", kRailties, "rack/logger.rb"},
     {"ActionDispatch::ShowExceptions#call", kActionPack,
      "action_dispatch/middleware/show_exceptions.rb"},
     {"ActionDispatch::DebugExceptions#call", kActionPack,
      "action_dispatch/middleware/debug_exceptions.rb"},
-    {"ActionDispatch::Callbacks#call", kActionPack,
-     "action_dispatch/middleware/callbacks.rb"},
+    {"ActionDispatch::Callbacks#call", kActionPack, "action_dispatch/middleware/callbacks.rb"},
     {"ActiveSupport::Callbacks#run_callbacks", kActiveSupport, "callbacks.rb"},
-    {"ActionDispatch::Cookies#call", kActionPack,
-     "action_dispatch/middleware/cookies.rb"},
+    {"ActionDispatch::Cookies#call", kActionPack, "action_dispatch/middleware/cookies.rb"},
     {"Rack::Session::Abstract::Persisted#call", kRackSession, "abstract/id.rb"},
-    {"Rack::Session::Abstract::Persisted#context", kRackSession,
-     "abstract/id.rb"},
+    {"Rack::Session::Abstract::Persisted#context", kRackSession, "abstract/id.rb"},
     {"Rack::Head#call", kRack, "head.rb"},
     {"Rack::ConditionalGet#call", kRack, "conditional_get.rb"},
     {"Rack::ETag#call", kRack, "etag.rb"},
     {"Rack::TempfileReaper#call", kRack, "tempfile_reaper.rb"},
-    {"ActionDispatch::Routing::RouteSet#call", kActionPack,
-     "action_dispatch/routing/route_set.rb"},
-    {"ActionDispatch::Journey::Router#serve", kActionPack,
-     "action_dispatch/journey/router.rb"},
+    {"ActionDispatch::Routing::RouteSet#call", kActionPack, "action_dispatch/routing/route_set.rb"},
+    {"ActionDispatch::Journey::Router#serve", kActionPack, "action_dispatch/journey/router.rb"},
     {"ActionDispatch::Routing::RouteSet::Dispatcher#serve", kActionPack,
      "action_dispatch/routing/route_set.rb"},
-    {"ActionController::Metal.dispatch", kActionPack,
-     "action_controller/metal.rb"},
-    {"ActionController::Metal#dispatch", kActionPack,
-     "action_controller/metal.rb"},
-    {"AbstractController::Base#process", kActionPack,
-     "abstract_controller/base.rb"},
+    {"ActionController::Metal.dispatch", kActionPack, "action_controller/metal.rb"},
+    {"ActionController::Metal#dispatch", kActionPack, "action_controller/metal.rb"},
+    {"AbstractController::Base#process", kActionPack, "abstract_controller/base.rb"},
     {"ActionView::Rendering#process", kActionView, "rendering.rb"},
     {"ActionController::Instrumentation#process_action", kActionPack,
      "action_controller/metal/instrumentation.rb"},
-    {"ActiveSupport::Notifications.instrument", kActiveSupport,
-     "notifications.rb"},
-    {"ActionController::Rescue#process_action", kActionPack,
-     "action_controller/metal/rescue.rb"},
+    {"ActiveSupport::Notifications.instrument", kActiveSupport, "notifications.rb"},
+    {"ActionController::Rescue#process_action", kActionPack, "action_controller/metal/rescue.rb"},
     {"AbstractController::Callbacks#process_action", kActionPack,
      "abstract_controller/callbacks.rb"},
     {"ActiveSupport::Callbacks#run_callbacks", kActiveSupport, "callbacks.rb"},
@@ -360,23 +330,14 @@ struct AppKind {
 const AppKind kAppKinds[] = {
     {"",
      "models",
-     {"total_price", "visible_to?", "display_name", "recalculate",
-      "discounted_price"}},
+     {"total_price", "visible_to?", "display_name", "recalculate", "discounted_price"}},
     {"Serializer",
      "serializers",
      {"serializable_hash", "attributes", "associations", "as_json", "links"}},
-    {"Presenter",
-     "presenters",
-     {"to_h", "badges", "formatted_total", "summary", "image_urls"}},
-    {"Policy",
-     "policies",
-     {"show?", "update?", "resolve", "permitted_attributes", "owner?"}},
-    {"Query",
-     "queries",
-     {"call", "results", "filter_by", "sorted", "paginate"}},
-    {"Service",
-     "services",
-     {"call", "perform", "build", "apply_discounts", "notify"}},
+    {"Presenter", "presenters", {"to_h", "badges", "formatted_total", "summary", "image_urls"}},
+    {"Policy", "policies", {"show?", "update?", "resolve", "permitted_attributes", "owner?"}},
+    {"Query", "queries", {"call", "results", "filter_by", "sorted", "paginate"}},
+    {"Service", "services", {"call", "perform", "build", "apply_discounts", "notify"}},
 };
 
 // Ruby's built-ins: leaves, and iterators that run a block.
@@ -413,20 +374,14 @@ struct Endpoint {
 const Endpoint kEndpoints[] = {
     {"GET /users/:id", "UsersController", "show", kUser, Shape::kPage, 20, 4},
     {"GET /users", "UsersController", "index", kUser, Shape::kPage, 6, 12},
-    {"GET /api/v1/users/:id", "Api::V1::UsersController", "show", kUser,
-     Shape::kApi, 16, 3},
-    {"GET /products", "ProductsController", "index", kProduct, Shape::kPage, 14,
-     15},
-    {"GET /products/:id", "ProductsController", "show", kProduct, Shape::kPage,
-     12, 6},
-    {"POST /orders", "OrdersController", "create", kOrder, Shape::kCheckout, 5,
-     30},
+    {"GET /api/v1/users/:id", "Api::V1::UsersController", "show", kUser, Shape::kApi, 16, 3},
+    {"GET /products", "ProductsController", "index", kProduct, Shape::kPage, 14, 15},
+    {"GET /products/:id", "ProductsController", "show", kProduct, Shape::kPage, 12, 6},
+    {"POST /orders", "OrdersController", "create", kOrder, Shape::kCheckout, 5, 30},
     {"GET /orders/:id", "OrdersController", "show", kOrder, Shape::kApi, 8, 5},
     {"PATCH /carts/:id", "CartsController", "update", kCart, Shape::kApi, 8, 5},
-    {"POST /sessions", "SessionsController", "create", kUser, Shape::kLogin, 3,
-     25},
-    {"GET /search", "SearchController", "index", kProduct, Shape::kSearch, 8,
-     20},
+    {"POST /sessions", "SessionsController", "create", kUser, Shape::kLogin, 3, 25},
+    {"GET /search", "SearchController", "index", kProduct, Shape::kSearch, 8, 20},
 };
 
 constexpr int kMaxAppLevel = 5;        // nested application calls
@@ -455,16 +410,14 @@ class RailsApp {
       if (root == kNoNode) root = node;
     }
     if (e.shape != Shape::kLogin) Authenticate(node, 0.6);
-    const uint32_t send =
-        Add(node,
-            {"ActionController::BasicImplicitRender#send_action", kActionPack,
-             "action_controller/metal/basic_implicit_render.rb"},
-            0.001, 10);
+    const uint32_t send = Add(node,
+                              {"ActionController::BasicImplicitRender#send_action", kActionPack,
+                               "action_controller/metal/basic_implicit_render.rb"},
+                              0.001, 10);
     const std::string controller(e.controller);
     const uint32_t action = tree_.Add(
         send, controller + "#" + e.action,
-        std::string(kApp) + "controllers/" + Snake(controller) + ".rb",
-        Work::kCpu, 0.05, 6);
+        std::string(kApp) + "controllers/" + Snake(controller) + ".rb", Work::kCpu, 0.05, 6);
     Query(action, 2);
     for (int64_t i = rng_.Between(1, 3); i > 0; --i) {
       App(action, 1, rng_.Hot(), &kModels[e.model]);
@@ -493,16 +446,14 @@ class RailsApp {
 
  private:
   uint32_t Add(uint32_t parent, const Frame& f, double stop, double weight) {
-    return tree_.Add(parent, f.name, std::string(f.dir) + f.file, f.work, stop,
-                     weight);
+    return tree_.Add(parent, f.name, std::string(f.dir) + f.file, f.work, stop, weight);
   }
 
   // Adds `frames` below `parent`, each calling the next, the first with
   // `weight`. Returns the last, or kNoNode (adding nothing) if the stack
   // would grow past kMaxDepth or if `parent` is kNoNode, so that callers can
   // chain on a chain without checking each step.
-  uint32_t Chain(uint32_t parent, std::initializer_list<Frame> frames,
-                 double weight) {
+  uint32_t Chain(uint32_t parent, std::initializer_list<Frame> frames, double weight) {
     if (parent == kNoNode || tree_.Depth(parent) + frames.size() > kMaxDepth) {
       return kNoNode;
     }
@@ -515,22 +466,19 @@ class RailsApp {
 
   // The same function as `node`, running a block its iterator called.
   uint32_t Block(uint32_t iterator, uint32_t node) {
-    return tree_.Add(iterator, tree_.name(node), tree_.file(node), Work::kCpu,
-                     kAppStop, 1);
+    return tree_.Add(iterator, tree_.name(node), tree_.file(node), Work::kCpu, kAppStop, 1);
   }
 
   // Application code: a method of one of the app's classes (about `model`,
   // or any), calling more application code, the database, the cache, Ruby's
   // built-ins.
-  void App(uint32_t parent, int level, double weight,
-           const Model* about = nullptr) {
+  void App(uint32_t parent, int level, double weight, const Model* about = nullptr) {
     const Model& model = about != nullptr ? *about : rng_.Pick(kModels);
     const AppKind& kind = rng_.Pick(kAppKinds);
     const std::string cls = std::string(model.name) + kind.suffix;
-    const uint32_t node =
-        tree_.Add(parent, cls + "#" + rng_.Pick(kind.methods),
-                  std::string(kApp) + kind.dir + "/" + Snake(cls) + ".rb",
-                  Work::kCpu, kAppStop, weight);
+    const uint32_t node = tree_.Add(parent, cls + "#" + rng_.Pick(kind.methods),
+                                    std::string(kApp) + kind.dir + "/" + Snake(cls) + ".rb",
+                                    Work::kCpu, kAppStop, weight);
     if (node == kNoNode || level >= kMaxAppLevel) return;
     for (int64_t i = rng_.Between(2, 4); i > 0; --i) {
       const double w = rng_.Hot();
@@ -571,83 +519,68 @@ class RailsApp {
   void Query(uint32_t parent, double weight) {
     static const Frame kEntries[] = {
         {"ActiveRecord::Core::ClassMethods#find", kActiveRecord, "core.rb"},
-        {"ActiveRecord::FinderMethods#find_by", kActiveRecord,
-         "relation/finder_methods.rb"},
-        {"ActiveRecord::Delegation#each", kActiveRecord,
-         "relation/delegation.rb"},
+        {"ActiveRecord::FinderMethods#find_by", kActiveRecord, "relation/finder_methods.rb"},
+        {"ActiveRecord::Delegation#each", kActiveRecord, "relation/delegation.rb"},
         {"ActiveRecord::Associations::CollectionProxy#records", kActiveRecord,
          "associations/collection_proxy.rb"},
-        {"ActiveRecord::Calculations#count", kActiveRecord,
-         "relation/calculations.rb"},
+        {"ActiveRecord::Calculations#count", kActiveRecord, "relation/calculations.rb"},
     };
-    const uint32_t entry =
-        Add(parent, rng_.Pick(kEntries), kPassThrough, weight);
+    const uint32_t entry = Add(parent, rng_.Pick(kEntries), kPassThrough, weight);
     if (entry == kNoNode) return;
-    const uint32_t exec = Chain(
-        entry,
-        {{"ActiveRecord::Relation#load", kActiveRecord, "relation.rb"},
-         {"ActiveRecord::Relation#exec_queries", kActiveRecord, "relation.rb"}},
-        1);
-    const uint32_t select = Chain(
-        exec,
-        {{"ActiveRecord::Relation#exec_main_query", kActiveRecord,
-          "relation.rb"},
-         {"ActiveRecord::Querying#_query_by_sql", kActiveRecord, "querying.rb"},
-         {"ActiveRecord::ConnectionAdapters::DatabaseStatements#select_all",
-          kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
-         {"ActiveRecord::ConnectionAdapters::QueryCache#select_all",
-          kActiveRecord, "connection_adapters/abstract/query_cache.rb"}},
-        7);
-    Chain(
-        select,
-        {{"ActiveRecord::ConnectionAdapters::DatabaseStatements#select",
-          kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
-         {"ActiveRecord::ConnectionAdapters::PostgreSQL::DatabaseStatements#"
-          "internal_exec_query",
-          kActiveRecord,
-          "connection_adapters/postgresql/database_statements.rb"},
-         {"ActiveRecord::ConnectionAdapters::AbstractAdapter#log",
-          kActiveRecord, "connection_adapters/abstract_adapter.rb"},
-         {"ActiveSupport::Notifications::Instrumenter#instrument",
-          kActiveSupport, "notifications/instrumenter.rb"},
-         {"ActiveRecord::ConnectionAdapters::AbstractAdapter#with_raw_"
-          "connection",
-          kActiveRecord, "connection_adapters/abstract_adapter.rb"},
-         {"PG::Connection#exec_params", kPg, "connection.rb", Work::kIo}},
-        6);
-    Chain(
-        select,
-        {{"ActiveRecord::ConnectionAdapters::DatabaseStatements#to_sql_and_"
-          "binds",
-          kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
-         {"Arel::Visitors::Reduce#accept", kArel, "visitors/reduce.rb"},
-         {"Arel::Visitors::ToSql#visit_Arel_Nodes_SelectStatement", kArel,
-          "visitors/to_sql.rb"},
-         {"Arel::Visitors::ToSql#visit_Arel_Nodes_SelectCore", kArel,
-          "visitors/to_sql.rb"},
-         {"Arel::Collectors::SubstituteBinds#<<", kArel,
-          "collectors/substitute_binds.rb"}},
-        1);
-    Chain(
-        exec,
-        {{"ActiveRecord::Querying#_load_from_sql", kActiveRecord,
-          "querying.rb"},
-         {"ActiveRecord::Result#map", kActiveRecord, "result.rb"},
-         {"ActiveRecord::Persistence::ClassMethods#instantiate_instance_of",
-          kActiveRecord, "persistence.rb"},
-         {"ActiveRecord::Core#init_with_attributes", kActiveRecord, "core.rb"},
-         {"ActiveModel::AttributeSet::Builder#build_from_database",
-          kActiveModel, "attribute_set/builder.rb", Work::kAlloc}},
-        2);
+    const uint32_t exec =
+        Chain(entry,
+              {{"ActiveRecord::Relation#load", kActiveRecord, "relation.rb"},
+               {"ActiveRecord::Relation#exec_queries", kActiveRecord, "relation.rb"}},
+              1);
+    const uint32_t select =
+        Chain(exec,
+              {{"ActiveRecord::Relation#exec_main_query", kActiveRecord, "relation.rb"},
+               {"ActiveRecord::Querying#_query_by_sql", kActiveRecord, "querying.rb"},
+               {"ActiveRecord::ConnectionAdapters::DatabaseStatements#select_all", kActiveRecord,
+                "connection_adapters/abstract/database_statements.rb"},
+               {"ActiveRecord::ConnectionAdapters::QueryCache#select_all", kActiveRecord,
+                "connection_adapters/abstract/query_cache.rb"}},
+              7);
+    Chain(select,
+          {{"ActiveRecord::ConnectionAdapters::DatabaseStatements#select", kActiveRecord,
+            "connection_adapters/abstract/database_statements.rb"},
+           {"ActiveRecord::ConnectionAdapters::PostgreSQL::DatabaseStatements#"
+            "internal_exec_query",
+            kActiveRecord, "connection_adapters/postgresql/database_statements.rb"},
+           {"ActiveRecord::ConnectionAdapters::AbstractAdapter#log", kActiveRecord,
+            "connection_adapters/abstract_adapter.rb"},
+           {"ActiveSupport::Notifications::Instrumenter#instrument", kActiveSupport,
+            "notifications/instrumenter.rb"},
+           {"ActiveRecord::ConnectionAdapters::AbstractAdapter#with_raw_"
+            "connection",
+            kActiveRecord, "connection_adapters/abstract_adapter.rb"},
+           {"PG::Connection#exec_params", kPg, "connection.rb", Work::kIo}},
+          6);
+    Chain(select,
+          {{"ActiveRecord::ConnectionAdapters::DatabaseStatements#to_sql_and_"
+            "binds",
+            kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
+           {"Arel::Visitors::Reduce#accept", kArel, "visitors/reduce.rb"},
+           {"Arel::Visitors::ToSql#visit_Arel_Nodes_SelectStatement", kArel, "visitors/to_sql.rb"},
+           {"Arel::Visitors::ToSql#visit_Arel_Nodes_SelectCore", kArel, "visitors/to_sql.rb"},
+           {"Arel::Collectors::SubstituteBinds#<<", kArel, "collectors/substitute_binds.rb"}},
+          1);
+    Chain(exec,
+          {{"ActiveRecord::Querying#_load_from_sql", kActiveRecord, "querying.rb"},
+           {"ActiveRecord::Result#map", kActiveRecord, "result.rb"},
+           {"ActiveRecord::Persistence::ClassMethods#instantiate_instance_of", kActiveRecord,
+            "persistence.rb"},
+           {"ActiveRecord::Core#init_with_attributes", kActiveRecord, "core.rb"},
+           {"ActiveModel::AttributeSet::Builder#build_from_database", kActiveModel,
+            "attribute_set/builder.rb", Work::kAlloc}},
+          2);
   }
 
   // Rails.cache.fetch: a Redis round trip, decoding the entry, or on a miss
   // the caller's block.
   void Cache(uint32_t parent, int level, double weight) {
-    const uint32_t fetch = Chain(
-        parent,
-        {{"ActiveSupport::Cache::Store#fetch", kActiveSupport, "cache.rb"}},
-        weight);
+    const uint32_t fetch =
+        Chain(parent, {{"ActiveSupport::Cache::Store#fetch", kActiveSupport, "cache.rb"}}, weight);
     if (fetch == kNoNode) return;
     Chain(fetch,
           {{"ActiveSupport::Cache::RedisCacheStore#read_entry", kActiveSupport,
@@ -655,22 +588,19 @@ class RailsApp {
            {"ActiveSupport::Cache::RedisCacheStore#failsafe", kActiveSupport,
             "cache/redis_cache_store.rb"},
            {"RedisClient#call_v", kRedisClient, "redis_client.rb"},
-           {"RedisClient::RubyConnection#read", kRedisClient,
-            "redis_client/ruby_connection.rb"},
+           {"RedisClient::RubyConnection#read", kRedisClient, "redis_client/ruby_connection.rb"},
            {"RedisClient::RubyConnection::BufferedIO#fill_buffer", kRedisClient,
             "redis_client/ruby_connection/buffered_io.rb"},
            {"IO#wait_readable", kRuby, "<cfunc>", Work::kIo}},
           4);
     Chain(fetch,
-          {{"ActiveSupport::Cache::Entry#value", kActiveSupport,
-            "cache/entry.rb"},
+          {{"ActiveSupport::Cache::Entry#value", kActiveSupport, "cache/entry.rb"},
            {"Marshal.load", kRuby, "<cfunc>", Work::kAlloc}},
           1);
-    const uint32_t miss =
-        Chain(fetch,
-              {{"ActiveSupport::Cache::Store#save_block_result_to_cache",
-                kActiveSupport, "cache.rb"}},
-              2);
+    const uint32_t miss = Chain(
+        fetch,
+        {{"ActiveSupport::Cache::Store#save_block_result_to_cache", kActiveSupport, "cache.rb"}},
+        2);
     if (miss == kNoNode) return;
     const uint32_t block = Block(miss, parent);
     if (block != kNoNode) App(block, level + 1, 1);
@@ -678,113 +608,102 @@ class RailsApp {
 
   // render json: ActiveSupport's encoder walking what the serializers built.
   void Json(uint32_t parent, int level, double weight) {
-    const uint32_t encode =
-        Chain(parent,
-              {{"ActionController::Rendering#render", kActionPack,
-                "action_controller/metal/rendering.rb"},
-               {"ActionController::Renderers#_render_to_body_with_renderer",
-                kActionPack, "action_controller/metal/renderers.rb"},
-               {"ActiveSupport::ToJsonWithActiveSupportEncoder#to_json",
-                kActiveSupport, "core_ext/object/json.rb"},
-               {"ActiveSupport::JSON::Encoding::JSONGemEncoder#encode",
-                kActiveSupport, "json/encoding.rb"}},
-              weight);
+    const uint32_t encode = Chain(parent,
+                                  {{"ActionController::Rendering#render", kActionPack,
+                                    "action_controller/metal/rendering.rb"},
+                                   {"ActionController::Renderers#_render_to_body_with_renderer",
+                                    kActionPack, "action_controller/metal/renderers.rb"},
+                                   {"ActiveSupport::ToJsonWithActiveSupportEncoder#to_json",
+                                    kActiveSupport, "core_ext/object/json.rb"},
+                                   {"ActiveSupport::JSON::Encoding::JSONGemEncoder#encode",
+                                    kActiveSupport, "json/encoding.rb"}},
+                                  weight);
     if (encode == kNoNode) return;
     uint32_t node = encode;  // jsonify recurses into nested hashes and arrays
     for (int64_t i = rng_.Between(2, 6); i > 0 && node != kNoNode; --i) {
       node = Chain(node,
-                   {{"ActiveSupport::JSON::Encoding::JSONGemEncoder#jsonify",
-                     kActiveSupport, "json/encoding.rb", Work::kAlloc}},
+                   {{"ActiveSupport::JSON::Encoding::JSONGemEncoder#jsonify", kActiveSupport,
+                     "json/encoding.rb", Work::kAlloc}},
                    2);
     }
-    Chain(encode,
-          {{"JSON::Ext::Generator::GeneratorMethods::Hash#to_json", kRuby,
-            "<cfunc>"}},
-          2);
-    const uint32_t as_json =
-        Chain(encode,
-              {{"Hash#as_json", kActiveSupport, "core_ext/object/json.rb"},
-               {"Array#map", kRuby, "<internal:array>"}},
-              3);
+    Chain(encode, {{"JSON::Ext::Generator::GeneratorMethods::Hash#to_json", kRuby, "<cfunc>"}}, 2);
+    const uint32_t as_json = Chain(encode,
+                                   {{"Hash#as_json", kActiveSupport, "core_ext/object/json.rb"},
+                                    {"Array#map", kRuby, "<internal:array>"}},
+                                   3);
     if (as_json != kNoNode) App(as_json, level + 1, 1);
   }
 
   // An HTTP call to a payment gateway or a search cluster: mostly waiting.
   void Http(uint32_t parent, const char* verb, double weight) {
-    const uint32_t response = Chain(
-        parent,
-        {{verb, kFaraday, "connection.rb"},
-         {"Faraday::Connection#run_request", kFaraday, "connection.rb"},
-         {"Faraday::RackBuilder#build_response", kFaraday, "rack_builder.rb"}},
-        weight);
+    const uint32_t response =
+        Chain(parent,
+              {{verb, kFaraday, "connection.rb"},
+               {"Faraday::Connection#run_request", kFaraday, "connection.rb"},
+               {"Faraday::RackBuilder#build_response", kFaraday, "rack_builder.rb"}},
+              weight);
     if (response == kNoNode) return;
-    const uint32_t start = Chain(
-        response,
-        {{"Faraday::Adapter::NetHttp#call", kFaraday, "adapter/net_http.rb"},
-         {"Net::HTTP#start", kRubyLib, "net/http.rb"}},
-        8);
+    const uint32_t start =
+        Chain(response,
+              {{"Faraday::Adapter::NetHttp#call", kFaraday, "adapter/net_http.rb"},
+               {"Net::HTTP#start", kRubyLib, "net/http.rb"}},
+              8);
     if (start == kNoNode) return;
     Chain(start,
           {{"Net::HTTP#do_start", kRubyLib, "net/http.rb"},
            {"Net::HTTP#connect", kRubyLib, "net/http.rb"},
            {"OpenSSL::SSL::SSLSocket#connect_nonblock", kRuby, "<cfunc>"}},
           1);
-    Chain(
-        start,
-        {{"Net::HTTP#request", kRubyLib, "net/http.rb"},
-         {"Net::HTTP#transport_request", kRubyLib, "net/http.rb"},
-         {"Net::HTTPResponse.read_new", kRubyLib, "net/http/response.rb"},
-         {"Net::BufferedIO#readuntil", kRubyLib, "net/protocol.rb"},
-         {"Net::BufferedIO#rbuf_fill", kRubyLib, "net/protocol.rb"},
-         {"OpenSSL::Buffering#read_nonblock", kRubyLib, "openssl/buffering.rb"},
-         {"IO#wait_readable", kRuby, "<cfunc>", Work::kIo}},
-        8);
-    Chain(
-        response,
-        {{"Faraday::Response::Json#on_complete", kFaraday, "response/json.rb"},
-         {"JSON.parse", kRubyLib, "json/common.rb"},
-         {"JSON::Ext::Parser#parse", kRuby, "<cfunc>", Work::kAlloc}},
-        1);
+    Chain(start,
+          {{"Net::HTTP#request", kRubyLib, "net/http.rb"},
+           {"Net::HTTP#transport_request", kRubyLib, "net/http.rb"},
+           {"Net::HTTPResponse.read_new", kRubyLib, "net/http/response.rb"},
+           {"Net::BufferedIO#readuntil", kRubyLib, "net/protocol.rb"},
+           {"Net::BufferedIO#rbuf_fill", kRubyLib, "net/protocol.rb"},
+           {"OpenSSL::Buffering#read_nonblock", kRubyLib, "openssl/buffering.rb"},
+           {"IO#wait_readable", kRuby, "<cfunc>", Work::kIo}},
+          8);
+    Chain(response,
+          {{"Faraday::Response::Json#on_complete", kFaraday, "response/json.rb"},
+           {"JSON.parse", kRubyLib, "json/common.rb"},
+           {"JSON::Ext::Parser#parse", kRuby, "<cfunc>", Work::kAlloc}},
+          1);
   }
 
   // Saving a record in a transaction: validations, the INSERT, the COMMIT.
   void Save(uint32_t parent, int level, double weight) {
-    const uint32_t txn = Chain(
-        parent,
-        {{"ActiveRecord::Transactions#save", kActiveRecord, "transactions.rb"},
-         {"ActiveRecord::Transactions#with_transaction_returning_status",
-          kActiveRecord, "transactions.rb"},
-         {"ActiveRecord::ConnectionAdapters::DatabaseStatements#transaction",
-          kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
-         {"ActiveRecord::ConnectionAdapters::TransactionManager#"
-          "within_new_transaction",
-          kActiveRecord, "connection_adapters/abstract/transaction.rb"}},
-        weight);
+    const uint32_t txn =
+        Chain(parent,
+              {{"ActiveRecord::Transactions#save", kActiveRecord, "transactions.rb"},
+               {"ActiveRecord::Transactions#with_transaction_returning_status", kActiveRecord,
+                "transactions.rb"},
+               {"ActiveRecord::ConnectionAdapters::DatabaseStatements#transaction", kActiveRecord,
+                "connection_adapters/abstract/database_statements.rb"},
+               {"ActiveRecord::ConnectionAdapters::TransactionManager#"
+                "within_new_transaction",
+                kActiveRecord, "connection_adapters/abstract/transaction.rb"}},
+              weight);
     if (txn == kNoNode) return;
-    const uint32_t valid = Chain(
-        txn,
-        {{"ActiveRecord::Validations#valid?", kActiveRecord, "validations.rb"},
-         {"ActiveModel::Validations#run_validations!", kActiveModel,
-          "validations.rb"},
-         {"ActiveSupport::Callbacks#run_callbacks", kActiveSupport,
-          "callbacks.rb"}},
-        2);
+    const uint32_t valid =
+        Chain(txn,
+              {{"ActiveRecord::Validations#valid?", kActiveRecord, "validations.rb"},
+               {"ActiveModel::Validations#run_validations!", kActiveModel, "validations.rb"},
+               {"ActiveSupport::Callbacks#run_callbacks", kActiveSupport, "callbacks.rb"}},
+              2);
     if (valid != kNoNode) App(valid, level + 1, 1);
-    Chain(
-        txn,
-        {{"ActiveRecord::Persistence#_create_record", kActiveRecord,
-          "persistence.rb"},
-         {"ActiveRecord::Persistence::ClassMethods#_insert_record",
-          kActiveRecord, "persistence.rb"},
-         {"ActiveRecord::ConnectionAdapters::DatabaseStatements#insert",
-          kActiveRecord, "connection_adapters/abstract/database_statements.rb"},
-         {"ActiveRecord::ConnectionAdapters::AbstractAdapter#log",
-          kActiveRecord, "connection_adapters/abstract_adapter.rb"},
-         {"PG::Connection#exec_params", kPg, "connection.rb", Work::kIo}},
-        3);
     Chain(txn,
-          {{"ActiveRecord::ConnectionAdapters::RealTransaction#commit",
-            kActiveRecord, "connection_adapters/abstract/transaction.rb"},
+          {{"ActiveRecord::Persistence#_create_record", kActiveRecord, "persistence.rb"},
+           {"ActiveRecord::Persistence::ClassMethods#_insert_record", kActiveRecord,
+            "persistence.rb"},
+           {"ActiveRecord::ConnectionAdapters::DatabaseStatements#insert", kActiveRecord,
+            "connection_adapters/abstract/database_statements.rb"},
+           {"ActiveRecord::ConnectionAdapters::AbstractAdapter#log", kActiveRecord,
+            "connection_adapters/abstract_adapter.rb"},
+           {"PG::Connection#exec_params", kPg, "connection.rb", Work::kIo}},
+          3);
+    Chain(txn,
+          {{"ActiveRecord::ConnectionAdapters::RealTransaction#commit", kActiveRecord,
+            "connection_adapters/abstract/transaction.rb"},
            {"PG::Connection#exec", kPg, "connection.rb", Work::kIo}},
           2);
   }
@@ -802,43 +721,39 @@ class RailsApp {
   // before_action :authenticate_user!: Warden loads the user from the
   // session.
   void Authenticate(uint32_t parent, double weight) {
-    const uint32_t load = Chain(
-        parent,
-        {{"ApplicationController#authenticate_user!", kApp,
-          "controllers/application_controller.rb"},
-         {"Warden::Proxy#authenticate!", kWarden, "proxy.rb"},
-         {"Warden::Proxy#_perform_authentication", kWarden, "proxy.rb"},
-         {"Warden::Proxy#user", kWarden, "proxy.rb"},
-         {"Warden::SessionSerializer#fetch", kWarden, "session_serializer.rb"},
-         {"User.serialize_from_session", kApp, "models/user.rb"}},
-        weight);
+    const uint32_t load =
+        Chain(parent,
+              {{"ApplicationController#authenticate_user!", kApp,
+                "controllers/application_controller.rb"},
+               {"Warden::Proxy#authenticate!", kWarden, "proxy.rb"},
+               {"Warden::Proxy#_perform_authentication", kWarden, "proxy.rb"},
+               {"Warden::Proxy#user", kWarden, "proxy.rb"},
+               {"Warden::SessionSerializer#fetch", kWarden, "session_serializer.rb"},
+               {"User.serialize_from_session", kApp, "models/user.rb"}},
+              weight);
     if (load != kNoNode) Query(load, 1);
   }
 
   // The implicit render of an HTML page: the action's template inside the
   // application layout.
   void Page(uint32_t parent, const Endpoint& e, double weight) {
-    const uint32_t layout =
-        Chain(parent,
-              {{"ActionController::ImplicitRender#default_render", kActionPack,
-                "action_controller/metal/implicit_render.rb"},
-               {"ActionController::Rendering#render", kActionPack,
-                "action_controller/metal/rendering.rb"},
-               {"AbstractController::Rendering#render", kActionPack,
-                "abstract_controller/rendering.rb"},
-               {"ActionController::Renderers#render_to_body", kActionPack,
-                "action_controller/metal/renderers.rb"},
-               {"ActionView::Rendering#_render_template", kActionView,
-                "rendering.rb"},
-               {"ActionView::Renderer#render_to_object", kActionView,
-                "renderer/renderer.rb"},
-               {"ActionView::TemplateRenderer#render", kActionView,
-                "renderer/template_renderer.rb"},
-               {"ActionView::TemplateRenderer#render_template", kActionView,
-                "renderer/template_renderer.rb"},
-               {"ActionView::TemplateRenderer#render_with_layout", kActionView,
-                "renderer/template_renderer.rb"}},
-              weight);
+    const uint32_t layout = Chain(
+        parent,
+        {{"ActionController::ImplicitRender#default_render", kActionPack,
+          "action_controller/metal/implicit_render.rb"},
+         {"ActionController::Rendering#render", kActionPack,
+          "action_controller/metal/rendering.rb"},
+         {"AbstractController::Rendering#render", kActionPack, "abstract_controller/rendering.rb"},
+         {"ActionController::Renderers#render_to_body", kActionPack,
+          "action_controller/metal/renderers.rb"},
+         {"ActionView::Rendering#_render_template", kActionView, "rendering.rb"},
+         {"ActionView::Renderer#render_to_object", kActionView, "renderer/renderer.rb"},
+         {"ActionView::TemplateRenderer#render", kActionView, "renderer/template_renderer.rb"},
+         {"ActionView::TemplateRenderer#render_template", kActionView,
+          "renderer/template_renderer.rb"},
+         {"ActionView::TemplateRenderer#render_with_layout", kActionView,
+          "renderer/template_renderer.rb"}},
+        weight);
     if (layout == kNoNode) return;
     const std::string dir = Snake(e.controller);  // "users_controller"
     Template(layout, dir.substr(0, dir.size() - 11) + "/" + e.action, 0, 6);
@@ -846,23 +761,19 @@ class RailsApp {
   }
 
   // A compiled ERB template: views/<view>.html.erb.
-  void Template(uint32_t parent, const std::string& view, int level,
-                double weight) {
+  void Template(uint32_t parent, const std::string& view, int level, double weight) {
     const uint32_t run =
         Chain(parent,
               {{"ActionView::Template#render", kActionView, "template.rb"},
-               {"ActionView::Template#instrument_render_template", kActionView,
-                "template.rb"},
-               {"ActiveSupport::Notifications.instrument", kActiveSupport,
-                "notifications.rb"},
+               {"ActionView::Template#instrument_render_template", kActionView, "template.rb"},
+               {"ActiveSupport::Notifications.instrument", kActiveSupport, "notifications.rb"},
                {"ActionView::Base#_run", kActionView, "base.rb"}},
               weight);
     if (run == kNoNode) return;
     std::string method = "ActionView::Base#_app_views_" + view + "_html_erb";
     std::replace(method.begin(), method.end(), '/', '_');
-    const uint32_t node = tree_.Add(
-        run, method, std::string(kApp) + "views/" + view + ".html.erb",
-        Work::kAlloc, 0.1, 1);
+    const uint32_t node = tree_.Add(run, method, std::string(kApp) + "views/" + view + ".html.erb",
+                                    Work::kAlloc, 0.1, 1);
     if (node == kNoNode) return;
     // Most of a page is partials, which render partials in turn.
     if (level < kMaxPartialLevel && rng_.Chance(0.8)) {
@@ -901,18 +812,17 @@ class RailsApp {
 
   void Partial(uint32_t parent, int level, double weight) {
     const Model& m = rng_.Pick(kModels);
-    const uint32_t node =
-        Chain(parent,
-              {{"ActionView::Helpers::RenderingHelper#render", kActionView,
-                "helpers/rendering_helper.rb"},
-               {"ActionView::Renderer#render_partial_to_object", kActionView,
-                "renderer/renderer.rb"},
-               {"ActionView::CollectionRenderer#render_collection_with_partial",
-                kActionView, "renderer/collection_renderer.rb"},
-               {"ActionView::CollectionRenderer#collection_with_template",
-                kActionView, "renderer/collection_renderer.rb"},
-               {"Array#map", kRuby, "<internal:array>"}},
-              weight);
+    const uint32_t node = Chain(
+        parent,
+        {{"ActionView::Helpers::RenderingHelper#render", kActionView,
+          "helpers/rendering_helper.rb"},
+         {"ActionView::Renderer#render_partial_to_object", kActionView, "renderer/renderer.rb"},
+         {"ActionView::CollectionRenderer#render_collection_with_partial", kActionView,
+          "renderer/collection_renderer.rb"},
+         {"ActionView::CollectionRenderer#collection_with_template", kActionView,
+          "renderer/collection_renderer.rb"},
+         {"Array#map", kRuby, "<internal:array>"}},
+        weight);
     if (node == kNoNode) return;
     Template(node, std::string(m.plural) + "/_" + m.singular, level, 1);
   }
@@ -922,8 +832,7 @@ class RailsApp {
     switch (rng_.Below(4)) {
       case 0:
         Chain(parent,
-              {{"ActionView::Helpers::UrlHelper#link_to", kActionView,
-                "helpers/url_helper.rb"},
+              {{"ActionView::Helpers::UrlHelper#link_to", kActionView, "helpers/url_helper.rb"},
                {"ActionDispatch::Routing::RouteSet::NamedRouteCollection::"
                 "UrlHelper#call",
                 kActionPack, "action_dispatch/routing/route_set.rb"},
@@ -934,31 +843,27 @@ class RailsApp {
               weight);
         break;
       case 1:
-        Chain(
-            parent,
-            {{"ActionView::Helpers::NumberHelper#number_to_currency",
-              kActionView, "helpers/number_helper.rb"},
-             {"ActiveSupport::NumberHelper::NumberConverter#execute",
-              kActiveSupport, "number_helper/number_converter.rb"},
-             {"ActiveSupport::NumberHelper::NumberToCurrencyConverter#convert",
-              kActiveSupport, "number_helper/number_to_currency_converter.rb",
-              Work::kAlloc}},
-            weight);
+        Chain(parent,
+              {{"ActionView::Helpers::NumberHelper#number_to_currency", kActionView,
+                "helpers/number_helper.rb"},
+               {"ActiveSupport::NumberHelper::NumberConverter#execute", kActiveSupport,
+                "number_helper/number_converter.rb"},
+               {"ActiveSupport::NumberHelper::NumberToCurrencyConverter#convert", kActiveSupport,
+                "number_helper/number_to_currency_converter.rb", Work::kAlloc}},
+              weight);
         break;
       case 2:
         Chain(parent,
               {{"AbstractController::Translation#translate", kActionPack,
                 "abstract_controller/translation.rb"},
                {"I18n::Base#translate", kI18n, "i18n.rb"},
-               {"I18n::Backend::Simple::Implementation#lookup", kI18n,
-                "i18n/backend/simple.rb"}},
+               {"I18n::Backend::Simple::Implementation#lookup", kI18n, "i18n/backend/simple.rb"}},
               weight);
         break;
       default:
         Chain(parent,
               {{"ActionView::OutputBuffer#<<", kActionView, "buffers.rb"},
-               {"ERB::Util.unwrapped_html_escape", kActiveSupport,
-                "core_ext/erb/util.rb"},
+               {"ERB::Util.unwrapped_html_escape", kActiveSupport, "core_ext/erb/util.rb"},
                {"CGI.escapeHTML", kRuby, "<cfunc>", Work::kAlloc}},
               weight);
         break;
@@ -1066,8 +971,7 @@ const Tick& RailsWorkload::Next() {
   }
   --t.ticks_left;
 
-  const uint32_t leaf =
-      t.span == 0 ? s.idle : s.tree.Walk(s.roots[t.endpoint], s.rng);
+  const uint32_t leaf = t.span == 0 ? s.idle : s.tree.Walk(s.roots[t.endpoint], s.rng);
   s.tree.Stack(leaf, &s.locations);
   SampleValues(s.tree.work(leaf), s.rng, tick_.values);
   tick_.locations = s.locations.data();

@@ -29,11 +29,10 @@ namespace demo {
 
 // The sample types, in the order they are declared and their values passed.
 enum : size_t { kCpuTime, kCpuSamples, kWallTime, kAllocSamples, kSampleTypes };
-inline constexpr const char* kSampleTypeNames[kSampleTypes][2] = {
-    {"cpu-time", "nanoseconds"},
-    {"cpu-samples", "count"},
-    {"wall-time", "nanoseconds"},
-    {"alloc-samples", "count"}};
+inline constexpr const char* kSampleTypeNames[kSampleTypes][2] = {{"cpu-time", "nanoseconds"},
+                                                                  {"cpu-samples", "count"},
+                                                                  {"wall-time", "nanoseconds"},
+                                                                  {"alloc-samples", "count"}};
 
 // A sample per thread per 10 ms of wall time.
 inline constexpr int64_t kPeriodNs = 10000000;
@@ -50,8 +49,8 @@ struct Tick {
   int64_t thread_id = 0;
   const std::string* thread_name = nullptr;  // "puma worker 3"
   int64_t span_id = 0;                       // local root span id; 0: idle
-  const char* endpoint = nullptr;  // the request's route; null when idle
-  bool request_started = false;    // the first sample of this request
+  const char* endpoint = nullptr;            // the request's route; null when idle
+  bool request_started = false;              // the first sample of this request
 
   // For checking what a profile made of the ticks must hold: `stack` is
   // equal for equal stacks; `request` numbers the requests from 1 (0: idle);

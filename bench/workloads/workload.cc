@@ -14,11 +14,10 @@
 
 namespace stackrec_bench {
 
-const char* const kSampleTypeNames[kSampleTypes][2] = {
-    {"cpu-time", "nanoseconds"},
-    {"cpu-samples", "count"},
-    {"wall-time", "nanoseconds"},
-    {"alloc-samples", "count"}};
+const char* const kSampleTypeNames[kSampleTypes][2] = {{"cpu-time", "nanoseconds"},
+                                                       {"cpu-samples", "count"},
+                                                       {"wall-time", "nanoseconds"},
+                                                       {"alloc-samples", "count"}};
 
 namespace {
 
@@ -56,8 +55,8 @@ class Zipf {
   }
   size_t Draw(Rng& rng) const {
     const double u = rng.Unit() * cdf_.back();
-    const size_t i = static_cast<size_t>(
-        std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
+    const size_t i =
+        static_cast<size_t>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
     return std::min(i, cdf_.size() - 1);
   }
 
@@ -85,9 +84,8 @@ std::vector<size_t> Split(size_t total, size_t parts, Rng& rng) {
   size_t given = 0;
   for (size_t i = 0; i < parts; ++i) {
     cum += w[i];
-    const size_t upto = i + 1 == parts
-                            ? total
-                            : static_cast<size_t>(cum / sum * static_cast<double>(total));
+    const size_t upto =
+        i + 1 == parts ? total : static_cast<size_t>(cum / sum * static_cast<double>(total));
     lengths[i] = upto - given;
     given = upto;
   }
@@ -100,8 +98,8 @@ uint32_t TriangularDepth(uint32_t lo, uint32_t mode, uint32_t hi, Rng& rng) {
   const double a = lo, b = hi + 1.0, c = mode + 0.5;  // +1: hi is reachable
   const double u = rng.Unit();
   const double f = (c - a) / (b - a);
-  const double x = u < f ? a + std::sqrt(u * (b - a) * (c - a))
-                         : b - std::sqrt((1 - u) * (b - a) * (b - c));
+  const double x =
+      u < f ? a + std::sqrt(u * (b - a) * (c - a)) : b - std::sqrt((1 - u) * (b - a) * (b - c));
   return std::min(hi, std::max(lo, static_cast<uint32_t>(x)));
 }
 
@@ -184,11 +182,10 @@ void Workload::BuildProgram() {
   for (size_t i = 0; i < kFunctions; ++i) {
     // 8 methods a class, classes spread over 40 modules, one file a class.
     const size_t cls = i / 8, mod = cls % 40, file = cls / 40;
-    function_names_.push_back("Mod" + std::to_string(mod) + "::Class" +
-                              std::to_string(cls) + "#method_" +
-                              std::to_string(i));
-    function_files_.push_back("/app/lib/mod" + std::to_string(mod) +
-                              "/file_" + std::to_string(file) + ".rb");
+    function_names_.push_back("Mod" + std::to_string(mod) + "::Class" + std::to_string(cls) +
+                              "#method_" + std::to_string(i));
+    function_files_.push_back("/app/lib/mod" + std::to_string(mod) + "/file_" +
+                              std::to_string(file) + ".rb");
     function_start_lines_.push_back(static_cast<int64_t>(10 + (i % 8) * 30));
   }
 }
@@ -203,8 +200,8 @@ void Workload::BuildStacks(uint64_t seed) {
   auto new_frame = [&]() -> uint32_t {
     const uint32_t fn = function_of_rank[function_zipf.Draw(rng)];
     const uint64_t line_offset = 1 + rng.Below(kLinesPerFunction);
-    const auto [it, fresh] = location_index.try_emplace(
-        uint64_t{fn} * 64 + line_offset, static_cast<uint32_t>(locations_.size()));
+    const auto [it, fresh] = location_index.try_emplace(uint64_t{fn} * 64 + line_offset,
+                                                        static_cast<uint32_t>(locations_.size()));
     if (fresh) {
       stackrec_location loc = {};
       loc.function.name = Str(function_names_[fn]);
@@ -224,8 +221,7 @@ void Workload::BuildStacks(uint64_t seed) {
   std::unordered_set<uint64_t> seen;
   std::vector<uint32_t> path;
   for (size_t i = 0; i < spec_.stacks; ++i) {
-    const uint32_t depth = TriangularDepth(spec_.min_depth, spec_.mode_depth,
-                                           spec_.max_depth, rng);
+    const uint32_t depth = TriangularDepth(spec_.min_depth, spec_.mode_depth, spec_.max_depth, rng);
     for (;;) {
       path.clear();
       if (i > 0) {
@@ -268,7 +264,7 @@ struct TickMaker {
     // a small one for a thread waiting between requests.
     t.wall_ns = static_cast<uint32_t>(kPeriodNs - 50000 + static_cast<int64_t>(rng.Below(100000)));
     t.cpu_ns = static_cast<uint32_t>(span == Tick::kNoSpan ? rng.Below(t.wall_ns / 20)
-                                                            : rng.Below(t.wall_ns + 1));
+                                                           : rng.Below(t.wall_ns + 1));
     t.flags = rng.Chance(0.25) ? Tick::kAlloc : 0;
     return t;
   }
@@ -277,10 +273,8 @@ struct TickMaker {
 // The labels' values: thread ids like a Linux tid, span ids like a tracer's
 // random 63-bit ids, endpoints like a Rails app's routes.
 void MakeLabelValues(Rng& rng, std::vector<int64_t>& thread_ids,
-                            std::vector<std::string>& thread_names,
-                            std::vector<uint64_t>& span_ids,
-                            std::vector<uint16_t>& span_endpoint,
-                            std::vector<std::string>& endpoints) {
+                     std::vector<std::string>& thread_names, std::vector<uint64_t>& span_ids,
+                     std::vector<uint16_t>& span_endpoint, std::vector<std::string>& endpoints) {
   for (size_t t = 0; t < kThreads; ++t) {
     thread_ids.push_back(static_cast<int64_t>(41200 + 3 * t));
     char name[32];
@@ -289,10 +283,9 @@ void MakeLabelValues(Rng& rng, std::vector<int64_t>& thread_ids,
   }
   static const char* const kVerbs[] = {"GET", "GET", "POST", "PUT", "DELETE"};
   for (size_t e = 0; e < kEndpoints; ++e) {
-    endpoints.push_back(std::string(kVerbs[e % 5]) + " /api/v" +
-                        std::to_string(1 + e % 2) + "/mod" +
-                        std::to_string(e % 40) + "/resource_" +
-                        std::to_string(e) + (e % 3 == 0 ? "/:id" : ""));
+    endpoints.push_back(std::string(kVerbs[e % 5]) + " /api/v" + std::to_string(1 + e % 2) +
+                        "/mod" + std::to_string(e % 40) + "/resource_" + std::to_string(e) +
+                        (e % 3 == 0 ? "/:id" : ""));
   }
   const Zipf endpoint_zipf(kEndpoints, 1.0);
   std::unordered_set<uint64_t> unique;
@@ -312,8 +305,8 @@ void MakeLabelValues(Rng& rng, std::vector<int64_t>& thread_ids,
   for (uint16_t e : span_endpoint) ++spans_of[e];
   for (size_t e = 0; e < kEndpoints; ++e) {
     if (spans_of[e] != 0) continue;
-    const size_t most = static_cast<size_t>(
-        std::max_element(spans_of.begin(), spans_of.end()) - spans_of.begin());
+    const size_t most =
+        static_cast<size_t>(std::max_element(spans_of.begin(), spans_of.end()) - spans_of.begin());
     size_t s = kSpans;
     while (span_endpoint[--s] != most) {
     }
@@ -327,8 +320,7 @@ void MakeLabelValues(Rng& rng, std::vector<int64_t>& thread_ids,
 
 void Workload::BuildTimelineTicks(uint64_t seed) {
   Rng rng(seed);
-  MakeLabelValues(rng, thread_ids_, thread_names_, span_ids_, span_endpoint_,
-                  endpoints_);
+  MakeLabelValues(rng, thread_ids_, thread_names_, span_ids_, span_endpoint_, endpoints_);
   const Zipf stack_zipf(spec_.stacks, spec_.stack_skew);
   const std::vector<uint32_t> stack_of_rank = Permutation(spec_.stacks, rng);
 
@@ -367,22 +359,20 @@ void Workload::BuildTimelineTicks(uint64_t seed) {
 
 void Workload::BuildDistinctKeyTicks(uint64_t seed) {
   Rng rng(seed);
-  MakeLabelValues(rng, thread_ids_, thread_names_, span_ids_, span_endpoint_,
-                  endpoints_);
+  MakeLabelValues(rng, thread_ids_, thread_names_, span_ids_, span_endpoint_, endpoints_);
   TickMaker maker{rng};
   ticks_.reserve(spec_.distinct_keys);
   for (size_t k = 0; k < spec_.distinct_keys; ++k) {
     const size_t set = k / spec_.stacks;
     const size_t thread = set % kThreads;
-    const size_t span = set < kThreads ? Tick::kNoSpan
-                                       : (set / kThreads - 1) * kThreads + thread;
+    const size_t span = set < kThreads ? Tick::kNoSpan : (set / kThreads - 1) * kThreads + thread;
     if (span != Tick::kNoSpan && span >= kSpans) {
-      std::fprintf(stderr, "workload: %zu keys need more than %zu spans\n",
-                   spec_.distinct_keys, kSpans);
+      std::fprintf(stderr, "workload: %zu keys need more than %zu spans\n", spec_.distinct_keys,
+                   kSpans);
       std::abort();
     }
-    ticks_.push_back(maker.Make(static_cast<uint32_t>(k % spec_.stacks), thread,
-                                static_cast<uint16_t>(span)));
+    ticks_.push_back(
+        maker.Make(static_cast<uint32_t>(k % spec_.stacks), thread, static_cast<uint16_t>(span)));
   }
   // Shuffled, so that consecutive samples differ in stack and labels as a
   // sampler's do, rather than come in the order they were enumerated.
@@ -429,12 +419,10 @@ std::string Workload::Describe() const {
                 "%s samples, %s stacks (depth %u-%u, mean %.1f per stack, "
                 "%.1f per sample), %s of %s functions used, %s locations, "
                 "%s distinct keys%s",
-                Thousands(ticks_.size()).c_str(), Thousands(stacks()).c_str(),
-                spec_.min_depth, max_depth_, mean_stack_depth(),
-                mean_sample_depth(), Thousands(functions_used_).c_str(),
-                Thousands(kFunctions).c_str(),
-                Thousands(locations_.size()).c_str(),
-                Thousands(distinct_keys_).c_str(),
+                Thousands(ticks_.size()).c_str(), Thousands(stacks()).c_str(), spec_.min_depth,
+                max_depth_, mean_stack_depth(), mean_sample_depth(),
+                Thousands(functions_used_).c_str(), Thousands(kFunctions).c_str(),
+                Thousands(locations_.size()).c_str(), Thousands(distinct_keys_).c_str(),
                 spec_.system_names ? ", every function's system name its name" : "");
   return buf;
 }
@@ -493,10 +481,9 @@ const stackrec_sample& SampleBuilder::Build(const Tick& tick) {
   return sample_;
 }
 
-IdSampleBuilder::IdSampleBuilder(const Workload& workload,
-                                 const std::vector<uint32_t>& stack_ids,
-                                 const std::vector<uint32_t>& location_ids,
-                                 bool by_location_ids, const LabelSetIds* label_sets)
+IdSampleBuilder::IdSampleBuilder(const Workload& workload, const std::vector<uint32_t>& stack_ids,
+                                 const std::vector<uint32_t>& location_ids, bool by_location_ids,
+                                 const LabelSetIds* label_sets)
     : workload_(workload),
       stack_ids_(stack_ids),
       location_ids_(location_ids),

@@ -121,13 +121,9 @@ class Workload {
   const WorkloadSpec& spec() const { return spec_; }
 
   size_t stacks() const { return stack_begin_.size() - 1; }
-  uint32_t depth(size_t stack) const {
-    return stack_begin_[stack + 1] - stack_begin_[stack];
-  }
+  uint32_t depth(size_t stack) const { return stack_begin_[stack + 1] - stack_begin_[stack]; }
   // Stack `stack`'s frames, leaf first, as indices into locations().
-  const uint32_t* frames(size_t stack) const {
-    return &frame_index_[stack_begin_[stack]];
-  }
+  const uint32_t* frames(size_t stack) const { return &frame_index_[stack_begin_[stack]]; }
   const std::vector<stackrec_location>& locations() const { return locations_; }
   uint32_t max_depth() const { return max_depth_; }
   double mean_stack_depth() const;  // over the distinct stacks
@@ -136,13 +132,9 @@ class Workload {
   double mean_sample_depth() const;  // over the samples
 
   int64_t thread_id(size_t thread) const { return thread_ids_[thread]; }
-  const std::string& thread_name(size_t thread) const {
-    return thread_names_[thread];
-  }
+  const std::string& thread_name(size_t thread) const { return thread_names_[thread]; }
   uint64_t span_id(size_t span) const { return span_ids_[span]; }
-  const std::string& span_endpoint(size_t span) const {
-    return endpoints_[span_endpoint_[span]];
-  }
+  const std::string& span_endpoint(size_t span) const { return endpoints_[span_endpoint_[span]]; }
 
   // What a correct profile of all the ticks holds: its samples (distinct
   // keys), and the sum of each sample type's values.

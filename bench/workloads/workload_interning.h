@@ -18,8 +18,8 @@
 namespace stackrec_bench {
 
 inline bool IsEmpty(const stackrec_mapping& m) {
-  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
-         m.filename.len == 0 && m.build_id.len == 0;
+  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.len == 0 &&
+         m.build_id.len == 0;
 }
 inline bool IsEmpty(const stackrec_function& f) {
   return f.name.len == 0 && f.system_name.len == 0 && f.filename.len == 0 && f.start_line == 0;
@@ -35,19 +35,17 @@ struct Interned {
   LabelSetIds label_sets;
 };
 
-template <typename Mapping, typename Function, typename Location, typename Stack,
-          typename Labels>
+template <typename Mapping, typename Function, typename Location, typename Stack, typename Labels>
 bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
-                    Function&& intern_function, Location&& intern_location,
-                    Stack&& intern_stack, Labels&& intern_labels) {
+                    Function&& intern_function, Location&& intern_location, Stack&& intern_stack,
+                    Labels&& intern_labels) {
   out->location_ids.reserve(w.locations().size());
   for (const stackrec_location& loc : w.locations()) {
     stackrec_interned_location l = {};
     if (!IsEmpty(loc.mapping) && intern_mapping(&loc.mapping, &l.mapping_id) != STACKREC_OK) {
       return false;
     }
-    if (!IsEmpty(loc.function) &&
-        intern_function(&loc.function, &l.function_id) != STACKREC_OK) {
+    if (!IsEmpty(loc.function) && intern_function(&loc.function, &l.function_id) != STACKREC_OK) {
       return false;
     }
     l.address = loc.address;
@@ -79,46 +77,44 @@ bool InternWorkload(const Workload& w, Interned* out, Mapping&& intern_mapping,
   return true;
 }
 
-
 // The workload interned into the profile `p` or, if it is null, the
 // recorder `r`.
 inline bool InternInto(stackrec_profile* p, stackrec_recorder* r, const Workload& w,
-                Interned* interned) {
-  return p != nullptr
-             ? InternWorkload(
-                   w, interned,
-                   [p](const stackrec_mapping* x, uint32_t* id) {
-                     return stackrec_profile_intern_mapping(p, x, id);
-                   },
-                   [p](const stackrec_function* x, uint32_t* id) {
-                     return stackrec_profile_intern_function(p, x, id);
-                   },
-                   [p](const stackrec_interned_location* x, uint32_t* id) {
-                     return stackrec_profile_intern_location(p, x, id);
-                   },
-                   [p](const uint32_t* x, size_t n, uint32_t* id) {
-                     return stackrec_profile_intern_stack(p, x, n, id);
-                   },
-                   [p](const stackrec_label* x, size_t n, uint32_t* id) {
-                     return stackrec_profile_intern_labels(p, x, n, id);
-                   })
-             : InternWorkload(
-                   w, interned,
-                   [r](const stackrec_mapping* x, uint32_t* id) {
-                     return stackrec_recorder_intern_mapping(r, x, id);
-                   },
-                   [r](const stackrec_function* x, uint32_t* id) {
-                     return stackrec_recorder_intern_function(r, x, id);
-                   },
-                   [r](const stackrec_interned_location* x, uint32_t* id) {
-                     return stackrec_recorder_intern_location(r, x, id);
-                   },
-                   [r](const uint32_t* x, size_t n, uint32_t* id) {
-                     return stackrec_recorder_intern_stack(r, x, n, id);
-                   },
-                   [r](const stackrec_label* x, size_t n, uint32_t* id) {
-                     return stackrec_recorder_intern_labels(r, x, n, id);
-                   });
+                       Interned* interned) {
+  return p != nullptr ? InternWorkload(
+                            w, interned,
+                            [p](const stackrec_mapping* x, uint32_t* id) {
+                              return stackrec_profile_intern_mapping(p, x, id);
+                            },
+                            [p](const stackrec_function* x, uint32_t* id) {
+                              return stackrec_profile_intern_function(p, x, id);
+                            },
+                            [p](const stackrec_interned_location* x, uint32_t* id) {
+                              return stackrec_profile_intern_location(p, x, id);
+                            },
+                            [p](const uint32_t* x, size_t n, uint32_t* id) {
+                              return stackrec_profile_intern_stack(p, x, n, id);
+                            },
+                            [p](const stackrec_label* x, size_t n, uint32_t* id) {
+                              return stackrec_profile_intern_labels(p, x, n, id);
+                            })
+                      : InternWorkload(
+                            w, interned,
+                            [r](const stackrec_mapping* x, uint32_t* id) {
+                              return stackrec_recorder_intern_mapping(r, x, id);
+                            },
+                            [r](const stackrec_function* x, uint32_t* id) {
+                              return stackrec_recorder_intern_function(r, x, id);
+                            },
+                            [r](const stackrec_interned_location* x, uint32_t* id) {
+                              return stackrec_recorder_intern_location(r, x, id);
+                            },
+                            [r](const uint32_t* x, size_t n, uint32_t* id) {
+                              return stackrec_recorder_intern_stack(r, x, n, id);
+                            },
+                            [r](const stackrec_label* x, size_t n, uint32_t* id) {
+                              return stackrec_recorder_intern_labels(r, x, n, id);
+                            });
 }
 
 }  // namespace stackrec_bench

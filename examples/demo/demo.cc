@@ -64,8 +64,8 @@ using stackrec_workloads::Str;
 // Prints the failed call and stackrec's message for it, and exits.
 void Check(stackrec_status status, const char* call) {
   if (status == STACKREC_OK) return;
-  std::fprintf(stderr, "stackrec-demo: %s failed: %s: %s\n", call,
-               stackrec_status_name(status), stackrec_last_error());
+  std::fprintf(stderr, "stackrec-demo: %s failed: %s: %s\n", call, stackrec_status_name(status),
+               stackrec_last_error());
   std::exit(1);
 }
 
@@ -91,24 +91,20 @@ std::string Ms(int64_t ns) {  // nanoseconds as "1,234.5" milliseconds
 std::string Percent(int64_t part, int64_t whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%",
-                whole == 0 ? 0.0
-                           : 100.0 * static_cast<double>(part) /
-                                 static_cast<double>(whole));
+                whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
   return buf;
 }
 
 double MillisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // The path as a shell word, for the commands printed at the end.
 std::string ShellQuote(const std::string& s) {
-  const bool plain =
-      !s.empty() && s.find_first_not_of(
-                        "abcdefghijklmnopqrstuvwxyz"
-                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                        "0123456789_-./+:=@%") == std::string::npos;
+  const bool plain = !s.empty() && s.find_first_not_of(
+                                       "abcdefghijklmnopqrstuvwxyz"
+                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789_-./+:=@%") == std::string::npos;
   if (plain) return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -159,10 +155,9 @@ Recorded Record(stackrec_profile* profile) {
   for (int64_t i = 0; i < kSamples; ++i) {
     const demo::Tick& tick = workload.Next();
     if (tick.request_started) {  // as a tracer would report the root span
-      Check(
-          stackrec_profile_set_endpoint(
-              profile, static_cast<uint64_t>(tick.span_id), Str(tick.endpoint)),
-          "stackrec_profile_set_endpoint");
+      Check(stackrec_profile_set_endpoint(profile, static_cast<uint64_t>(tick.span_id),
+                                          Str(tick.endpoint)),
+            "stackrec_profile_set_endpoint");
       rec.endpoint_of_span[tick.span_id] = tick.endpoint;
       ++rec.requests;
     }
@@ -185,8 +180,7 @@ Recorded Record(stackrec_profile* profile) {
     ++rec.samples;
     for (size_t t = 0; t < kSampleTypes; ++t) rec.totals[t] += tick.values[t];
     rec.stacks.insert(tick.stack);
-    rec.keys.insert(uint64_t{tick.stack} << 40 |
-                    static_cast<uint64_t>(tick.request) << 8 |
+    rec.keys.insert(uint64_t{tick.stack} << 40 | static_cast<uint64_t>(tick.request) << 8 |
                     static_cast<uint64_t>(tick.thread));
     rec.min_depth = std::min(rec.min_depth, tick.depth);
     rec.max_depth = std::max(rec.max_depth, tick.depth);
@@ -237,14 +231,12 @@ std::string Gunzip(const std::string& in) {
     z.avail_out = static_cast<uInt>(kChunk);
     rc = inflate(&z, Z_NO_FLUSH);
     out.resize(used + kChunk - z.avail_out);
-    if (rc == Z_BUF_ERROR ||
-        (rc == Z_OK && z.avail_in == 0 && z.avail_out > 0)) {
+    if (rc == Z_BUF_ERROR || (rc == Z_OK && z.avail_in == 0 && z.avail_out > 0)) {
       inflateEnd(&z);
       Fail("the gzip stream is truncated");
     }
     if (rc != Z_OK && rc != Z_STREAM_END) {
-      const std::string msg =
-          z.msg != nullptr ? z.msg : "error " + std::to_string(rc);
+      const std::string msg = z.msg != nullptr ? z.msg : "error " + std::to_string(rc);
       inflateEnd(&z);
       Fail("cannot gunzip: " + msg);
     }
@@ -263,8 +255,7 @@ int64_t StringIndex(const pprof::Profile& p, const std::string& s) {
 
 const std::string& String(const pprof::Profile& p, int64_t index) {
   static const std::string kOutOfRange = "<bad string index>";
-  return index >= 0 && index < p.string_table_size() ? p.string_table(index)
-                                                     : kOutOfRange;
+  return index >= 0 && index < p.string_table_size() ? p.string_table(index) : kOutOfRange;
 }
 
 // Flat and cumulative totals per function name (a string table index), for
@@ -275,8 +266,7 @@ struct Top {
 };
 
 // Computes Top for each of `value_indices` in one pass over the samples.
-std::vector<Top> Aggregate(const pprof::Profile& p,
-                           const std::vector<int>& value_indices) {
+std::vector<Top> Aggregate(const pprof::Profile& p, const std::vector<int>& value_indices) {
   std::unordered_map<uint64_t, int64_t> name_of_function;
   for (const pprof::Function& f : p.function()) {
     name_of_function[f.id()] = f.name();
@@ -305,8 +295,7 @@ std::vector<Top> Aggregate(const pprof::Profile& p,
     for (uint64_t id : sample.location_id()) {
       const auto it = names_of_location.find(id);
       if (it == names_of_location.end()) {
-        Fail("a sample names location " + std::to_string(id) +
-             ", which is not in the file");
+        Fail("a sample names location " + std::to_string(id) + ", which is not in the file");
       }
       frames.push_back(&it->second);
     }
@@ -322,8 +311,7 @@ std::vector<Top> Aggregate(const pprof::Profile& p,
         if (last_sample[static_cast<size_t>(name)] == s) continue;
         last_sample[static_cast<size_t>(name)] = s;
         for (size_t v = 0; v < value_indices.size(); ++v) {
-          tops[v].cum[static_cast<size_t>(name)] +=
-              sample.value(value_indices[v]);
+          tops[v].cum[static_cast<size_t>(name)] += sample.value(value_indices[v]);
         }
       }
     }
@@ -340,10 +328,8 @@ void PrintTop(const pprof::Profile& p, const Top& top, const char* type) {
     return std::make_tuple(-top.flat[a], -top.cum[a], String(p, a)) <
            std::make_tuple(-top.flat[b], -top.cum[b], String(p, b));
   });
-  std::printf("\nTop 10 functions by %s (%s ms in total)\n", type,
-              Ms(top.total).c_str());
-  std::printf("%12s %6s %12s %6s  %s\n", "flat ms", "flat%", "cum ms", "cum%",
-              "function");
+  std::printf("\nTop 10 functions by %s (%s ms in total)\n", type, Ms(top.total).c_str());
+  std::printf("%12s %6s %12s %6s  %s\n", "flat ms", "flat%", "cum ms", "cum%", "function");
   for (size_t i = 0; i < names.size() && i < 10; ++i) {
     const size_t n = names[i];
     std::printf("%12s %6s %12s %6s  %s\n", Ms(top.flat[n]).c_str(),
@@ -367,8 +353,7 @@ bool Verify(const pprof::Profile& p, const Recorded& rec) {
             String(p, p.sample_type(i).unit()) == kSampleTypeNames[i][1];
   }
   report(types && String(p, p.period_type().type()) == "wall-time" &&
-             String(p, p.period_type().unit()) == "nanoseconds" &&
-             p.period() == kPeriodNs,
+             String(p, p.period_type().unit()) == "nanoseconds" && p.period() == kPeriodNs,
          "sample types and period as declared");
 
   int64_t totals[kSampleTypes] = {};
@@ -385,14 +370,13 @@ bool Verify(const pprof::Profile& p, const Recorded& rec) {
   for (size_t i = 0; i < kSampleTypes; ++i) {
     report(widths && totals[i] == rec.totals[i],
            std::string(kSampleTypeNames[i][0]) + " total " + Group(totals[i]) +
-               (totals[i] == rec.totals[i] ? " equals" : " differs from") +
-               " the recorded " + Group(rec.totals[i]));
+               (totals[i] == rec.totals[i] ? " equals" : " differs from") + " the recorded " +
+               Group(rec.totals[i]));
   }
 
-  report(
-      p.sample_size() == static_cast<int64_t>(rec.keys.size()),
-      Group(p.sample_size()) + " pprof samples, one per distinct (stack, " +
-          "labels) recorded: " + Group(static_cast<int64_t>(rec.keys.size())));
+  report(p.sample_size() == static_cast<int64_t>(rec.keys.size()),
+         Group(p.sample_size()) + " pprof samples, one per distinct (stack, " +
+             "labels) recorded: " + Group(static_cast<int64_t>(rec.keys.size())));
 
   const int64_t span_key = StringIndex(p, "local root span id");
   const int64_t endpoint_key = StringIndex(p, "trace endpoint");
@@ -413,27 +397,21 @@ bool Verify(const pprof::Profile& p, const Recorded& rec) {
     wrong += it == rec.endpoint_of_span.end() || endpoint == nullptr ||
              String(p, endpoint->str()) != it->second;
   }
-  report(wrong == 0 && with_span > 0,
-         "each of the " + Group(with_span) +
-             " samples in a request carries its trace endpoint" +
-             (wrong == 0 ? "" : " (" + Group(wrong) + " do not)"));
+  report(wrong == 0 && with_span > 0, "each of the " + Group(with_span) +
+                                          " samples in a request carries its trace endpoint" +
+                                          (wrong == 0 ? "" : " (" + Group(wrong) + " do not)"));
   return ok;
 }
 
-
 // --format otlp: the file as OTLP, read back and checked (otlp_readback.h).
-int FinishOtlp(const std::string& path, const Recorded& rec, size_t file_size,
-               double record_ms, double serialize_ms) {
+int FinishOtlp(const std::string& path, const Recorded& rec, size_t file_size, double record_ms,
+               double serialize_ms) {
   const std::string raw = ReadFile(path);
   std::printf("stackrec-demo: a Rails app on %d Puma threads, %zu endpoints, %s requests\n",
               kThreads, rec.endpoints, Group(rec.requests).c_str());
   std::printf("\nChecks against what was recorded\n");
-  demo::OtlpExpected expected{kSampleTypeNames,
-                              rec.totals,
-                              kSampleTypes,
-                              rec.keys.size(),
-                              &rec.endpoint_of_span,
-                              kServiceName};
+  demo::OtlpExpected expected{kSampleTypeNames,      rec.totals,  kSampleTypes, rec.keys.size(),
+                              &rec.endpoint_of_span, kServiceName};
   int64_t samples = 0;
   const bool ok = demo::VerifyOtlp(raw, expected, &samples);
   std::printf("\nsamples     %s recorded, %s distinct (stack, labels) in each profile\n",
@@ -467,12 +445,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [--format pprof|otlp] [output]\n", argv[0]);
     return 2;
   }
-  const std::string path =
-      !args.empty() ? args[0] : (otlp ? "demo.otlp.pb" : "demo.pb.gz");
+  const std::string path = !args.empty() ? args[0] : (otlp ? "demo.otlp.pb" : "demo.pb.gz");
   if (stackrec_version_number() != STACKREC_VERSION_NUMBER) {
     Fail("libstackrec is version " + std::to_string(stackrec_version_number()) +
-         ", this demo was built against " +
-         std::to_string(STACKREC_VERSION_NUMBER));
+         ", this demo was built against " + std::to_string(STACKREC_VERSION_NUMBER));
   }
   const Clock::time_point start = Clock::now();
 
@@ -491,8 +467,7 @@ int main(int argc, char** argv) {
     opts.service_name = Str(kServiceName);
   }
   stackrec_encoded* encoded = nullptr;
-  Check(stackrec_profile_serialize(profile, &opts, &encoded),
-        "stackrec_profile_serialize");
+  Check(stackrec_profile_serialize(profile, &opts, &encoded), "stackrec_profile_serialize");
   const double serialize_ms = MillisSince(serialize_start);
   const size_t file_size = stackrec_encoded_size(encoded);
   WriteFile(path, stackrec_encoded_data(encoded), file_size);
@@ -518,8 +493,7 @@ int main(int argc, char** argv) {
   if (cpu_value < 0 || wall_value < 0) {
     Fail(path + " lacks cpu-time or wall-time");
   }
-  const std::vector<Top> tops =
-      Aggregate(decoded, std::vector<int>{cpu_value, wall_value});
+  const std::vector<Top> tops = Aggregate(decoded, std::vector<int>{cpu_value, wall_value});
 
   std::printf(
       "stackrec-demo: a Rails app on %d Puma threads, %zu endpoints, "
@@ -533,16 +507,15 @@ int main(int argc, char** argv) {
   const bool ok = Verify(decoded, rec);
 
   std::printf("\n");
-  std::printf(
-      "samples     %s recorded, %s distinct (stack, labels) in the file\n",
-      Group(rec.samples).c_str(), Group(decoded.sample_size()).c_str());
+  std::printf("samples     %s recorded, %s distinct (stack, labels) in the file\n",
+              Group(rec.samples).c_str(), Group(decoded.sample_size()).c_str());
   std::printf(
       "stacks      %s distinct, %u to %u frames deep (%s call-tree "
       "nodes)\n",
-      Group(static_cast<int64_t>(rec.stacks.size())).c_str(), rec.min_depth,
-      rec.max_depth, Group(static_cast<int64_t>(rec.tree_nodes)).c_str());
-  std::printf("file        %s: %s bytes gzip, %s bytes of pprof\n",
-              path.c_str(), Group(static_cast<int64_t>(file_size)).c_str(),
+      Group(static_cast<int64_t>(rec.stacks.size())).c_str(), rec.min_depth, rec.max_depth,
+      Group(static_cast<int64_t>(rec.tree_nodes)).c_str());
+  std::printf("file        %s: %s bytes gzip, %s bytes of pprof\n", path.c_str(),
+              Group(static_cast<int64_t>(file_size)).c_str(),
               Group(static_cast<int64_t>(raw.size())).c_str());
   std::printf("time        %.0f ms in all\n", MillisSince(start));
   std::printf(
@@ -558,8 +531,7 @@ int main(int argc, char** argv) {
       ShellQuote(path).c_str(), ShellQuote(path).c_str());
 
   if (!ok) {
-    std::fprintf(stderr, "stackrec-demo: %s does not hold what was recorded\n",
-                 path.c_str());
+    std::fprintf(stderr, "stackrec-demo: %s does not hold what was recorded\n", path.c_str());
     return 1;
   }
   return 0;

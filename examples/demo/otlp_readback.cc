@@ -39,8 +39,8 @@ bool VerifyOtlp(const std::string& raw, const OtlpExpected& expected, int64_t* s
              resource.attributes(0).value().string_value() == expected.service_name,
          "the resource's service.name is " + expected.service_name);
   const auto& scope = r.resource_profiles(0).scope_profiles(0);
-  report(scope.scope().name() == "stackrec", "the instrumentation scope is stackrec " +
-                                                 scope.scope().version());
+  report(scope.scope().name() == "stackrec",
+         "the instrumentation scope is stackrec " + scope.scope().version());
   const otlp::ProfilesDictionary& d = r.dictionary();
   report(scope.profiles_size() == static_cast<int>(expected.type_count),
          std::to_string(scope.profiles_size()) + " profiles, one per sample type");
@@ -54,10 +54,10 @@ bool VerifyOtlp(const std::string& raw, const OtlpExpected& expected, int64_t* s
     }
     const bool type = String(d, p.sample_type().type_strindex()) == expected.types[t][0] &&
                       String(d, p.sample_type().unit_strindex()) == expected.types[t][1];
-    report(type && total == expected.totals[t] &&
-               p.samples_size() == static_cast<int>(expected.keys),
-           std::string(expected.types[t][0]) + ": total " + std::to_string(total) + ", " +
-               std::to_string(p.samples_size()) + " samples, one per distinct (stack, labels)");
+    report(
+        type && total == expected.totals[t] && p.samples_size() == static_cast<int>(expected.keys),
+        std::string(expected.types[t][0]) + ": total " + std::to_string(total) + ", " +
+            std::to_string(p.samples_size()) + " samples, one per distinct (stack, labels)");
   }
   // Each sample in a request carries its trace endpoint as an attribute.
   int64_t with_span = 0, wrong = 0;

@@ -13,9 +13,8 @@
 #include "stackrec/stackrec.h"
 
 #define STRUCT(type) printf("%s %zu\n", #type, sizeof(type))
-#define FIELD(type, field)                                          \
-  printf("%s.%s %zu %zu\n", #type, #field, offsetof(type, field), \
-         sizeof(((type *)0)->field))
+#define FIELD(type, field) \
+  printf("%s.%s %zu %zu\n", #type, #field, offsetof(type, field), sizeof(((type *)0)->field))
 
 int main(void) {
   STRUCT(stackrec_str);

@@ -135,7 +135,8 @@ int main(int argc, char** argv) {
     Usage("--every must be a number of seconds from 0.01 to 86400");
   }
   if (!MakeDirs(out)) {
-    std::fprintf(stderr, "stackrec-exec: cannot create %s: %s\n", out.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "stackrec-exec: cannot create %s: %s\n", out.c_str(),
+                 std::strerror(errno));
     return 2;
   }
   // Absolute: the program may chdir before it writes its first profile.

@@ -90,8 +90,8 @@
 /* Marks every call that returns a stackrec_status, so that dropping one is a compiler warning:
  * [[nodiscard]] in C++17 and later (a (void) cast silences it); warn_unused_result with GCC and
  * clang in C (GCC's no cast silences: check the status); nothing elsewhere. */
-#if defined(__cplusplus) && (__cplusplus >= 201703L || \
-                             (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#if defined(__cplusplus) && \
+    (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
 #define STACKREC_NODISCARD [[nodiscard]]
 #elif !defined(__cplusplus) && defined(__GNUC__)
 #define STACKREC_NODISCARD __attribute__((warn_unused_result))
@@ -219,12 +219,12 @@ typedef struct stackrec_sample {
 typedef struct stackrec_profile_options {
   const stackrec_value_type *sample_types; /* at least one, named */
   size_t sample_types_len;
-  stackrec_value_type period_type; /* written if its type is non-empty */
-  int64_t period;                  /* written if > 0, negative refused */
+  stackrec_value_type period_type;  /* written if its type is non-empty */
+  int64_t period;                   /* written if > 0, negative refused */
   const bool *sample_types_enabled; /* NULL: all, else a flag per type */
-  size_t max_frames;       /* 0: 512, then "[N frames truncated]" */
-  size_t max_memory_bytes; /* 0: 1 GiB, then "[stackrec: storage full]" */
-  size_t max_output_bytes; /* 0: 1 GiB, then "[stackrec: output limit]" */
+  size_t max_frames;                /* 0: 512, then "[N frames truncated]" */
+  size_t max_memory_bytes;          /* 0: 1 GiB, then "[stackrec: storage full]" */
+  size_t max_output_bytes;          /* 0: 1 GiB, then "[stackrec: output limit]" */
   stackrec_str default_sample_type; /* an enabled type's name */
   const stackrec_str *comments;     /* written in the profile's comment */
   size_t comments_len;
@@ -309,9 +309,9 @@ typedef struct stackrec_serialize_options {
  * `opts` is borrowed; NULL means gzip pprof. *out is the caller's until stackrec_encoded_free. NULL
  * profile or out, or a bad option: INVALID_ARGUMENT naming it. Not concurrently with another call
  * on the profile. */
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_serialize_sized(
-    stackrec_profile *profile, const stackrec_serialize_options *opts, stackrec_encoded **out,
-    size_t opts_size);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_profile_serialize_sized(stackrec_profile *profile, const stackrec_serialize_options *opts,
+                                 stackrec_encoded **out, size_t opts_size);
 STACKREC_NODISCARD static inline stackrec_status stackrec_profile_serialize(
     stackrec_profile *profile, const stackrec_serialize_options *opts, stackrec_encoded **out) {
   return stackrec_profile_serialize_sized(profile, opts, out, sizeof(stackrec_serialize_options));
@@ -344,10 +344,10 @@ typedef struct stackrec_encode_stats {
   uint64_t samples_truncated;   /* of which with the stack cut to max_frames */
   uint64_t samples_over_memory; /* of which sent to "[stackrec: storage full]" */
   /* The output. */
-  uint64_t samples_written;   /* Samples, pseudo-samples included (OTLP: per Profile) */
-  uint64_t samples_left_out;  /* summed into "[stackrec: output limit]" */
+  uint64_t samples_written;  /* Samples, pseudo-samples included (OTLP: per Profile) */
+  uint64_t samples_left_out; /* summed into "[stackrec: output limit]" */
   uint64_t locations_written, functions_written, mappings_written;
-  uint64_t strings_written;   /* string_table entries, "" included */
+  uint64_t strings_written;    /* string_table entries, "" included */
   uint64_t uncompressed_bytes; /* the message (pprof, or the OTLP request) uncompressed */
   uint64_t compressed_bytes;   /* stackrec_encoded_size() */
   int64_t encode_ns;           /* time spent encoding and compressing */
@@ -406,8 +406,8 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_serialize(
 /* In the child after fork(), before any other call on the recorder: it becomes empty, whatever the
  * parent's threads were doing, its interval starts now, and it forgets every tracked object. Memory
  * a parent thread was changing is abandoned, never freed or reused. NULL: INVALID_ARGUMENT. */
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_reset_after_fork(
-    stackrec_recorder *recorder);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_recorder_reset_after_fork(stackrec_recorder *recorder);
 
 /* Counters of a recorder (docs/limits.md#the-stats-that-count-them). Fields are only appended. */
 typedef struct stackrec_stats {
@@ -419,13 +419,13 @@ typedef struct stackrec_stats {
   uint64_t serializations_ok;
   uint64_t serializations_failed;
   int64_t serialize_ns_min, serialize_ns_max, serialize_ns_total;
-  uint64_t samples_recorded; /* accepted records, serialized or not */
-  uint64_t records_rejected; /* records refused for bad input */
-  uint64_t samples_truncated;   /* stacks cut to max_frames */
-  uint64_t samples_over_memory; /* sent to "[stackrec: storage full]" */
+  uint64_t samples_recorded;           /* accepted records, serialized or not */
+  uint64_t records_rejected;           /* records refused for bad input */
+  uint64_t samples_truncated;          /* stacks cut to max_frames */
+  uint64_t samples_over_memory;        /* sent to "[stackrec: storage full]" */
   uint64_t samples_left_out_of_output; /* summed into "[stackrec: output limit]" */
-  uint64_t objects_tracked;     /* now: tracked and not untracked since */
-  uint64_t objects_not_tracked; /* tracks refused at max_tracked_objects */
+  uint64_t objects_tracked;            /* now: tracked and not untracked since */
+  uint64_t objects_not_tracked;        /* tracks refused at max_tracked_objects */
 } stackrec_stats;
 
 /* Copies the counters into *out (borrowed). Any thread. NULL recorder or out: INVALID_ARGUMENT. */
@@ -503,8 +503,8 @@ STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_add_upscaling_
     stackrec_recorder *recorder, const stackrec_upscaling_rule *rule, size_t rule_size);
 STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_add_upscaling_rule(
     stackrec_recorder *recorder, const stackrec_upscaling_rule *rule) {
-  return stackrec_recorder_add_upscaling_rule_sized(
-      recorder, rule, sizeof(stackrec_upscaling_rule));
+  return stackrec_recorder_add_upscaling_rule_sized(recorder, rule,
+                                                    sizeof(stackrec_upscaling_rule));
 }
 
 /* ---- Live-heap tracking (docs/embedding.md#live-heap-tracking) ----------- */
@@ -515,9 +515,9 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_add_upscaling
  * (INVALID_ARGUMENT names it), as does a recorder without live-heap types. Tracking a tracked id
  * replaces it. At max_tracked_objects, a new id gets LIMIT_EXCEEDED. Any thread; never waits for
  * the serializer nor for a record. */
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_track_sized(
-    stackrec_recorder *recorder, uint64_t object_id, const stackrec_sample *sample,
-    size_t sample_size);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_recorder_track_sized(stackrec_recorder *recorder, uint64_t object_id,
+                              const stackrec_sample *sample, size_t sample_size);
 STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_track(
     stackrec_recorder *recorder, uint64_t object_id, const stackrec_sample *sample) {
   return stackrec_recorder_track_sized(recorder, object_id, sample, sizeof(stackrec_sample));
@@ -526,8 +526,8 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_track(
 /* The object was freed: it leaves the next profiles. STACKREC_OK, cheaply, if it is not tracked.
  * NULL recorder: INVALID_ARGUMENT; OUT_OF_MEMORY (it stays tracked) if memory for its key ran out.
  * Any thread, as track. */
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_untrack(
-    stackrec_recorder *recorder, uint64_t object_id);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_recorder_untrack(stackrec_recorder *recorder, uint64_t object_id);
 
 /* ---- Recording by id (docs/embedding.md#recording-by-id) ----------------- */
 
@@ -583,8 +583,8 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_profile_add_ids(
   return stackrec_profile_add_ids_sized(profile, sample, sizeof(stackrec_id_sample));
 }
 /* Invalidates every id of the profile and frees the dictionary; what was recorded stays. */
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_forget_ids(
-    stackrec_profile *profile);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_profile_forget_ids(stackrec_profile *profile);
 
 /* The same for a recorder: any thread, concurrently with record and serialize; samplers wait for
  * each other only on the dictionary's lock. */
@@ -594,9 +594,9 @@ STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_functio
     stackrec_recorder *recorder, const stackrec_function *function, uint32_t *id);
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_location(
     stackrec_recorder *recorder, const stackrec_interned_location *location, uint32_t *id);
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_stack(
-    stackrec_recorder *recorder, const uint32_t *location_ids, size_t location_ids_len,
-    uint32_t *id);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_recorder_intern_stack(stackrec_recorder *recorder, const uint32_t *location_ids,
+                               size_t location_ids_len, uint32_t *id);
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_intern_labels(
     stackrec_recorder *recorder, const stackrec_label *labels, size_t labels_len, uint32_t *id);
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_record_ids_sized(
@@ -605,8 +605,8 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_record_ids(
     stackrec_recorder *recorder, const stackrec_id_sample *sample) {
   return stackrec_recorder_record_ids_sized(recorder, sample, sizeof(stackrec_id_sample));
 }
-STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_forget_ids(
-    stackrec_recorder *recorder);
+STACKREC_NODISCARD STACKREC_API stackrec_status
+stackrec_recorder_forget_ids(stackrec_recorder *recorder);
 
 #ifdef __cplusplus
 } /* extern "C" */

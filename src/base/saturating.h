@@ -17,8 +17,7 @@ namespace stackrec {
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t sum;
   if (__builtin_add_overflow(a, b, &sum)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max()
-                 : std::numeric_limits<int64_t>::min();
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
   }
   return sum;
 }

@@ -46,9 +46,7 @@ class ABSL_LOCKABLE SpinLock {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(true, std::memory_order_seq_cst);
   }
-  void Unlock() ABSL_UNLOCK_FUNCTION() {
-    locked_.store(false, std::memory_order_release);
-  }
+  void Unlock() ABSL_UNLOCK_FUNCTION() { locked_.store(false, std::memory_order_release); }
   bool IsLocked(std::memory_order order) const { return locked_.load(order); }
   // For the child of a fork() only: the thread that held it does not exist.
   void ForceUnlockAfterFork() { locked_.store(false, std::memory_order_relaxed); }
@@ -80,8 +78,7 @@ class ABSL_LOCKABLE SpinLock {
 
 class ABSL_SCOPED_LOCKABLE SpinLockHolder {
  public:
-  explicit SpinLockHolder(SpinLock* lock) ABSL_EXCLUSIVE_LOCK_FUNCTION(lock)
-      : lock_(lock) {
+  explicit SpinLockHolder(SpinLock* lock) ABSL_EXCLUSIVE_LOCK_FUNCTION(lock) : lock_(lock) {
     lock_->Lock();
   }
   // For a lock the caller already holds (TryLock, TryLockUntil).

@@ -38,16 +38,15 @@ inline constexpr Status OkStatus() { return Status(); }
 
 // Formats the message into this thread's buffer (truncated to fit) and
 // returns a Status carrying `code`.
-Status Error(Code code, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+Status Error(Code code, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 // This thread's last error message; "" if none. Never null.
 const char* LastErrorMessage();
 
-#define STACKREC_RETURN_IF_ERROR(expr)      \
-  do {                                      \
-    ::stackrec::Status status_ = (expr);    \
-    if (!status_.ok()) return status_;      \
+#define STACKREC_RETURN_IF_ERROR(expr)   \
+  do {                                   \
+    ::stackrec::Status status_ = (expr); \
+    if (!status_.ok()) return status_;   \
   } while (0)
 
 }  // namespace stackrec

@@ -30,23 +30,15 @@
 #include "stackrec/stackrec.h"
 
 static_assert(STACKREC_OK == static_cast<int>(stackrec::Code::kOk), "");
-static_assert(STACKREC_INVALID_ARGUMENT ==
-                  static_cast<int>(stackrec::Code::kInvalidArgument), "");
-static_assert(STACKREC_OUT_OF_MEMORY ==
-                  static_cast<int>(stackrec::Code::kOutOfMemory), "");
-static_assert(STACKREC_LIMIT_EXCEEDED ==
-                  static_cast<int>(stackrec::Code::kLimitExceeded), "");
+static_assert(STACKREC_INVALID_ARGUMENT == static_cast<int>(stackrec::Code::kInvalidArgument), "");
+static_assert(STACKREC_OUT_OF_MEMORY == static_cast<int>(stackrec::Code::kOutOfMemory), "");
+static_assert(STACKREC_LIMIT_EXCEEDED == static_cast<int>(stackrec::Code::kLimitExceeded), "");
 static_assert(STACKREC_BUSY == static_cast<int>(stackrec::Code::kBusy), "");
-static_assert(STACKREC_INTERNAL == static_cast<int>(stackrec::Code::kInternal),
-              "");
+static_assert(STACKREC_INTERNAL == static_cast<int>(stackrec::Code::kInternal), "");
 static_assert(STACKREC_UNSUPPORTED == static_cast<int>(stackrec::Code::kUnsupported), "");
-static_assert(STACKREC_COMPRESSION_GZIP ==
-                  static_cast<int>(stackrec::Compression::kGzip), "");
-static_assert(STACKREC_COMPRESSION_NONE ==
-                  static_cast<int>(stackrec::Compression::kNone), "");
-static_assert(STACKREC_COMPRESSION_ZSTD ==
-                  static_cast<int>(stackrec::Compression::kZstd), "");
-
+static_assert(STACKREC_COMPRESSION_GZIP == static_cast<int>(stackrec::Compression::kGzip), "");
+static_assert(STACKREC_COMPRESSION_NONE == static_cast<int>(stackrec::Compression::kNone), "");
+static_assert(STACKREC_COMPRESSION_ZSTD == static_cast<int>(stackrec::Compression::kZstd), "");
 
 using stackrec::Error;
 using stackrec::Guard;
@@ -60,14 +52,22 @@ int stackrec_version_number(void) { return STACKREC_VERSION_NUMBER; }
 
 const char* stackrec_status_name(stackrec_status status) {
   switch (stackrec::EnumBits(status)) {
-    case STACKREC_OK: return "STACKREC_OK";
-    case STACKREC_INVALID_ARGUMENT: return "STACKREC_INVALID_ARGUMENT";
-    case STACKREC_OUT_OF_MEMORY: return "STACKREC_OUT_OF_MEMORY";
-    case STACKREC_LIMIT_EXCEEDED: return "STACKREC_LIMIT_EXCEEDED";
-    case STACKREC_BUSY: return "STACKREC_BUSY";
-    case STACKREC_INTERNAL: return "STACKREC_INTERNAL";
-    case STACKREC_UNSUPPORTED: return "STACKREC_UNSUPPORTED";
-    default: return "STACKREC_UNKNOWN";
+    case STACKREC_OK:
+      return "STACKREC_OK";
+    case STACKREC_INVALID_ARGUMENT:
+      return "STACKREC_INVALID_ARGUMENT";
+    case STACKREC_OUT_OF_MEMORY:
+      return "STACKREC_OUT_OF_MEMORY";
+    case STACKREC_LIMIT_EXCEEDED:
+      return "STACKREC_LIMIT_EXCEEDED";
+    case STACKREC_BUSY:
+      return "STACKREC_BUSY";
+    case STACKREC_INTERNAL:
+      return "STACKREC_INTERNAL";
+    case STACKREC_UNSUPPORTED:
+      return "STACKREC_UNSUPPORTED";
+    default:
+      return "STACKREC_UNKNOWN";
   }
 }
 
@@ -84,16 +84,15 @@ stackrec_status stackrec_profile_new_sized(const stackrec_profile_options* host_
     stackrec::ProfileOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToOptions(opts, &options));
     auto handle = std::make_unique<stackrec_profile>();
-    handle->impl = std::make_unique<stackrec::Profile>(
-        std::move(options), stackrec::NowUnixNanos());
+    handle->impl =
+        std::make_unique<stackrec::Profile>(std::move(options), stackrec::NowUnixNanos());
     *out = handle.release();
     return OkStatus();
   });
 }
 
 stackrec_status stackrec_profile_add_sized(stackrec_profile* profile,
-                                           const stackrec_sample* host_sample,
-                                           size_t sample_size) {
+                                           const stackrec_sample* host_sample, size_t sample_size) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     stackrec_sample copy;
@@ -108,8 +107,7 @@ stackrec_status stackrec_profile_add_sized(stackrec_profile* profile,
 }
 
 stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
-                                              uint64_t local_root_span_id,
-                                              stackrec_str endpoint) {
+                                              uint64_t local_root_span_id, stackrec_str endpoint) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     absl::string_view view;
@@ -119,8 +117,7 @@ stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
 }
 
 stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,
-                                                   stackrec_str endpoint,
-                                                   int64_t value) {
+                                                    stackrec_str endpoint, int64_t value) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     absl::string_view view;
@@ -129,8 +126,9 @@ stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,
   });
 }
 
-stackrec_status stackrec_profile_add_upscaling_rule_sized(
-    stackrec_profile* profile, const stackrec_upscaling_rule* host_rule, size_t rule_size) {
+stackrec_status stackrec_profile_add_upscaling_rule_sized(stackrec_profile* profile,
+                                                          const stackrec_upscaling_rule* host_rule,
+                                                          size_t rule_size) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     stackrec_upscaling_rule copy;
@@ -142,9 +140,9 @@ stackrec_status stackrec_profile_add_upscaling_rule_sized(
   });
 }
 
-stackrec_status stackrec_profile_serialize_sized(
-    stackrec_profile* profile, const stackrec_serialize_options* host_opts,
-    stackrec_encoded** out, size_t opts_size) {
+stackrec_status stackrec_profile_serialize_sized(stackrec_profile* profile,
+                                                 const stackrec_serialize_options* host_opts,
+                                                 stackrec_encoded** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
@@ -157,9 +155,9 @@ stackrec_status stackrec_profile_serialize_sized(
     auto encoded = std::make_unique<stackrec_encoded>();
     encoded->start_ns = profile->impl->start_ns();
     encoded->end_ns = stackrec::NowUnixNanos();
-    STACKREC_RETURN_IF_ERROR(stackrec::SerializeProfile(
-        *profile->impl, options, encoded->end_ns, &encoded->bytes, &encoded->stats,
-        &profile->output_sizes));
+    STACKREC_RETURN_IF_ERROR(stackrec::SerializeProfile(*profile->impl, options, encoded->end_ns,
+                                                        &encoded->bytes, &encoded->stats,
+                                                        &profile->output_sizes));
     encoded->endpoint_counts = profile->impl->EndpointCounts();
     *out = encoded.release();
     return OkStatus();
@@ -177,9 +175,7 @@ stackrec_status stackrec_profile_reset(stackrec_profile* profile) {
 void stackrec_profile_free(stackrec_profile* profile) { delete profile; }
 
 const uint8_t* stackrec_encoded_data(const stackrec_encoded* encoded) {
-  return encoded == nullptr
-             ? nullptr
-             : reinterpret_cast<const uint8_t*>(encoded->bytes.data());
+  return encoded == nullptr ? nullptr : reinterpret_cast<const uint8_t*>(encoded->bytes.data());
 }
 
 size_t stackrec_encoded_size(const stackrec_encoded* encoded) {
@@ -198,17 +194,15 @@ size_t stackrec_encoded_endpoint_counts_len(const stackrec_encoded* encoded) {
   return encoded == nullptr ? 0 : encoded->endpoint_counts.size();
 }
 
-stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded,
-                                                size_t index, stackrec_str* endpoint,
-                                                int64_t* count) {
+stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded, size_t index,
+                                                stackrec_str* endpoint, int64_t* count) {
   return Guard([&]() -> Status {
     if (encoded == nullptr) return NullArgument("encoded");
     if (endpoint == nullptr) return NullArgument("endpoint");
     if (count == nullptr) return NullArgument("count");
     if (index >= encoded->endpoint_counts.size()) {
-      return Error(stackrec::Code::kInvalidArgument,
-                   "index %zu is past the %zu endpoint counts", index,
-                   encoded->endpoint_counts.size());
+      return Error(stackrec::Code::kInvalidArgument, "index %zu is past the %zu endpoint counts",
+                   index, encoded->endpoint_counts.size());
     }
     const auto& [name, n] = encoded->endpoint_counts[index];
     *endpoint = stackrec_str{name.data(), name.size()};
@@ -257,8 +251,8 @@ stackrec_status stackrec_recorder_new_sized(const stackrec_profile_options* host
     STACKREC_RETURN_IF_ERROR(
         stackrec::ToLiveHeapOptions(opts, options.sample_types.size(), &live_heap));
     auto handle = std::make_unique<stackrec_recorder>();
-    handle->impl = std::make_unique<stackrec::Recorder>(
-        options, stackrec::NowUnixNanos(), live_heap);
+    handle->impl =
+        std::make_unique<stackrec::Recorder>(options, stackrec::NowUnixNanos(), live_heap);
     *out = handle.release();
     return OkStatus();
   });
@@ -297,8 +291,7 @@ stackrec_status stackrec_recorder_record_endpoint(stackrec_recorder* recorder,
 }
 
 stackrec_status stackrec_recorder_add_endpoint_count(stackrec_recorder* recorder,
-                                                    stackrec_str endpoint,
-                                                    int64_t value) {
+                                                     stackrec_str endpoint, int64_t value) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     absl::string_view view;
@@ -307,8 +300,9 @@ stackrec_status stackrec_recorder_add_endpoint_count(stackrec_recorder* recorder
   });
 }
 
-stackrec_status stackrec_recorder_add_upscaling_rule_sized(
-    stackrec_recorder* recorder, const stackrec_upscaling_rule* host_rule, size_t rule_size) {
+stackrec_status stackrec_recorder_add_upscaling_rule_sized(stackrec_recorder* recorder,
+                                                           const stackrec_upscaling_rule* host_rule,
+                                                           size_t rule_size) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     stackrec_upscaling_rule copy;
@@ -320,8 +314,7 @@ stackrec_status stackrec_recorder_add_upscaling_rule_sized(
   });
 }
 
-stackrec_status stackrec_recorder_track_sized(stackrec_recorder* recorder,
-                                              uint64_t object_id,
+stackrec_status stackrec_recorder_track_sized(stackrec_recorder* recorder, uint64_t object_id,
                                               const stackrec_sample* host_sample,
                                               size_t sample_size) {
   return Guard([&]() -> Status {
@@ -337,8 +330,7 @@ stackrec_status stackrec_recorder_track_sized(stackrec_recorder* recorder,
   });
 }
 
-stackrec_status stackrec_recorder_untrack(stackrec_recorder* recorder,
-                                          uint64_t object_id) {
+stackrec_status stackrec_recorder_untrack(stackrec_recorder* recorder, uint64_t object_id) {
   return Guard([&]() -> Status {
     if (recorder == nullptr) return NullArgument("recorder");
     recorder->impl->Untrack(object_id);
@@ -346,9 +338,9 @@ stackrec_status stackrec_recorder_untrack(stackrec_recorder* recorder,
   });
 }
 
-stackrec_status stackrec_recorder_serialize_sized(
-    stackrec_recorder* recorder, const stackrec_serialize_options* host_opts,
-    stackrec_encoded** out, size_t opts_size) {
+stackrec_status stackrec_recorder_serialize_sized(stackrec_recorder* recorder,
+                                                  const stackrec_serialize_options* host_opts,
+                                                  stackrec_encoded** out, size_t opts_size) {
   return Guard([&]() -> Status {
     if (out == nullptr) return NullArgument("out");
     *out = nullptr;
@@ -359,8 +351,7 @@ stackrec_status stackrec_recorder_serialize_sized(
     stackrec::SerializeOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
     stackrec::EncodedProfile profile;
-    STACKREC_RETURN_IF_ERROR(recorder->impl->Serialize(
-        options, &stackrec::NowUnixNanos, &profile));
+    STACKREC_RETURN_IF_ERROR(recorder->impl->Serialize(options, &stackrec::NowUnixNanos, &profile));
     auto encoded = std::make_unique<stackrec_encoded>();
     encoded->bytes = std::move(profile.bytes);
     encoded->start_ns = profile.start_ns;
@@ -410,4 +401,3 @@ stackrec_status stackrec_recorder_stats_sized(const stackrec_recorder* recorder,
 void stackrec_recorder_free(stackrec_recorder* recorder) { delete recorder; }
 
 }  // extern "C"
-

@@ -130,8 +130,8 @@ class GzipCodec final : public Codec {
       mem_level = std::min(8, std::max(1, window_bits - 6));
     }
     // windowBits + 16: a gzip header and trailer rather than zlib's.
-    if (deflateInit2(&z_, level_, Z_DEFLATED, window_bits + 16, mem_level,
-                     Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&z_, level_, Z_DEFLATED, window_bits + 16, mem_level, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
       return Error(Code::kOutOfMemory, "zlib: deflateInit2 failed");
     }
     started_ = true;
@@ -171,9 +171,8 @@ class ZstdCodec final : public Codec {
   ~ZstdCodec() override { ZSTD_freeCCtx(cctx_); }
 
   Status Start(uint64_t whole) override {
-    cctx_ = ZSTD_createCCtx_advanced(
-        {[](void*, size_t bytes) { return CodecAllocate(bytes); },
-         [](void*, void* p) { CodecFree(p); }, nullptr});
+    cctx_ = ZSTD_createCCtx_advanced({[](void*, size_t bytes) { return CodecAllocate(bytes); },
+                                      [](void*, void* p) { CodecFree(p); }, nullptr});
     // zstd fits its window and tables to the input by itself when the
     // whole input comes in one ZSTD_e_end call, as a known size does.
     if (cctx_ == nullptr ||
@@ -191,8 +190,7 @@ class ZstdCodec final : public Codec {
       const size_t before = out_->size();
       char* dst = GrowOutput(out_, step_);
       ZSTD_outBuffer o{dst, step_, 0};
-      const size_t rc = ZSTD_compressStream2(
-          cctx_, &o, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
+      const size_t rc = ZSTD_compressStream2(cctx_, &o, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
       out_->resize(before + o.pos);
       step_ = kOutputStep;
       if (ZSTD_isError(rc)) return false;
@@ -211,20 +209,20 @@ class ZstdCodec final : public Codec {
 
 }  // namespace
 
-std::unique_ptr<CompressingOutput> CompressingOutput::Create(
-    const SerializeOptions& options, TableString* out) {
+std::unique_ptr<CompressingOutput> CompressingOutput::Create(const SerializeOptions& options,
+                                                             TableString* out) {
   std::unique_ptr<Codec> codec;
   switch (options.compression) {
     case Compression::kNone:
       codec = std::make_unique<NoneCodec>(out);
       break;
     case Compression::kGzip:
-      codec = std::make_unique<GzipCodec>(
-          out, options.level == 0 ? kDefaultGzipLevel : options.level);
+      codec =
+          std::make_unique<GzipCodec>(out, options.level == 0 ? kDefaultGzipLevel : options.level);
       break;
     case Compression::kZstd:
-      codec = std::make_unique<ZstdCodec>(
-          out, options.level == 0 ? kDefaultZstdLevel : options.level);
+      codec =
+          std::make_unique<ZstdCodec>(out, options.level == 0 ? kDefaultZstdLevel : options.level);
       break;
   }
   return std::unique_ptr<CompressingOutput>(new CompressingOutput(std::move(codec)));

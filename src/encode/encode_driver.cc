@@ -13,8 +13,7 @@ Status EncodeProfile(const ProfileParts& parts, const SerializeOptions& options,
   const std::unique_ptr<FormatWriter> writer = make(parts, options, end_ns, &plan);
   uint64_t uncompressed_bytes = 0;
   const Status status = WriteCompressed(
-      options, out,
-      [&](google::protobuf::io::CodedOutputStream* coded) { writer->Write(coded); },
+      options, out, [&](google::protobuf::io::CodedOutputStream* coded) { writer->Write(coded); },
       &uncompressed_bytes);
   stats->samples_written = writer->samples_written();
   stats->locations_written = plan.locations().order().size();

@@ -42,9 +42,9 @@ namespace stackrec {
 // Which samples to write, when not all of them: a subset of the
 // aggregated keys plus one pseudo-sample that sums what was left out.
 struct SampleSelection {
-  std::vector<uint32_t> keys;  // aggregated keys to write, in this order
-  bool timed = true;           // whether to write the timestamped samples
-  uint32_t extra_stack = 0;    // the pseudo-sample's stack...
+  std::vector<uint32_t> keys;         // aggregated keys to write, in this order
+  bool timed = true;                  // whether to write the timestamped samples
+  uint32_t extra_stack = 0;           // the pseudo-sample's stack...
   std::vector<int64_t> extra_values;  // ...and values (none: no pseudo-sample)
 };
 
@@ -52,7 +52,7 @@ struct SampleSelection {
 struct EncodeStats {
   uint64_t samples_written = 0;  // Sample messages (OTLP: of each Profile)
   uint64_t locations_written = 0, functions_written = 0, mappings_written = 0;
-  uint64_t strings_written = 0;  // string_table entries, "" included
+  uint64_t strings_written = 0;     // string_table entries, "" included
   uint64_t uncompressed_bytes = 0;  // the message before compression
   uint64_t samples_left_out = 0;    // summed into "[stackrec: output limit]"
   // The profile's own stacks and label sets the written samples use (not
@@ -174,8 +174,7 @@ class EncodePlan {
   // The id in locations_ of the output location for a run of frames, each
   // inlined into the next: a new id past the profile's locations, or the
   // one that run got before.
-  uint32_t GroupId(absl::Span<const uint32_t> run,
-                   absl::FunctionRef<void(uint32_t)> on_mapping);
+  uint32_t GroupId(absl::Span<const uint32_t> run, absl::FunctionRef<void(uint32_t)> on_mapping);
   // Returns false if `labels` was reached before.
   bool MarkLabels(uint32_t labels);
   void NumberLocations();

@@ -20,9 +20,7 @@ namespace wire {
 using google::protobuf::io::CodedOutputStream;
 
 constexpr uint32_t kVarint = 0, kFixed64 = 1, kLen = 2;
-constexpr uint32_t Tag(uint32_t field, uint32_t wire) {
-  return (field << 3) | wire;
-}
+constexpr uint32_t Tag(uint32_t field, uint32_t wire) { return (field << 3) | wire; }
 
 inline size_t VarintSize(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
 

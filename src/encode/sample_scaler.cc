@@ -40,9 +40,8 @@ void SampleScaler::MatchLabels(uint32_t labels, absl::Span<const Label> set) {
     if (key == 0) continue;
     for (const Label& l : set) {
       if (l.key != key) continue;
-      const bool match = rules_[r].label_str.empty()
-                             ? l.str == 0 && l.num == rules_[r].label_num
-                             : l.str == str;
+      const bool match =
+          rules_[r].label_str.empty() ? l.str == 0 && l.num == rules_[r].label_num : l.str == str;
       if (match) label_rules_[labels] |= uint64_t{1} << r;
     }
   }

@@ -49,8 +49,7 @@ constexpr auto kRawOf = [](absl::string_view s) { return RawString{s.data(), s.s
 
 }  // namespace
 
-Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
-                              uint64_t* frame_hashes) {
+Fingerprint FingerprintFrames(absl::Span<const LocationView> frames, uint64_t* frame_hashes) {
   return FingerprintFrameArray(frames.data(), frames.size(), kViewOf, kRawOf, frame_hashes);
 }
 

@@ -48,8 +48,7 @@ struct Fingerprint {
 // differ. FingerprintFrames also stores each frame's 64-bit hash in
 // frame_hashes[0, frames.size()), which finds a known frame when the stack
 // as a whole is new.
-Fingerprint FingerprintFrames(absl::Span<const LocationView> frames,
-                              uint64_t* frame_hashes);
+Fingerprint FingerprintFrames(absl::Span<const LocationView> frames, uint64_t* frame_hashes);
 inline Fingerprint FingerprintLabels(absl::Span<const LabelView> labels);
 
 // Of a sequence of pre-interned location ids (dictionary.h).
@@ -130,8 +129,7 @@ inline uint64_t Fold(uint64_t x, uint64_t y) {
 }
 
 // One lane: h absorbs 16 bytes per step, under a pair of keys.
-inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0,
-                     uint64_t k1 = kP1) {
+inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0, uint64_t k1 = kP1) {
   return Fold(w0 ^ h ^ k0, w1 ^ k1);
 }
 
@@ -142,8 +140,7 @@ inline uint64_t Step(uint64_t h, uint64_t w0, uint64_t w1, uint64_t k0 = kP0,
 // read with four overlapping 4-byte loads, and a longer string ends with
 // its last 16 bytes whatever the remainder, as wyhash does; the overlap is
 // harmless because the length was hashed first.
-inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0,
-                            uint64_t k1 = kP1) {
+inline uint64_t AbsorbBytes(uint64_t h, absl::string_view s, uint64_t k0 = kP0, uint64_t k1 = kP1) {
   const char* p = s.data();
   size_t n = s.size();
   if (n <= 16) {
@@ -207,8 +204,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashFrame(const Frame& f, View view
                       f.mapping.file_offset ^ kP2,
                   fn_system_name.size() ^ uint64_t{map_filename.size()} << 32 ^ kP3) ^
              map_build_id.size() * kP1;
-      rest = AbsorbBytes(AbsorbBytes(AbsorbBytes(rest, fn_system_name), map_filename),
-                         map_build_id);
+      rest =
+          AbsorbBytes(AbsorbBytes(AbsorbBytes(rest, fn_system_name), map_filename), map_build_id);
     }
   }
   return Fold(Fold(name ^ ints, file ^ lengths) ^ kP2, rest ^ kP3);

@@ -169,12 +169,12 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
     // so the other two share a word). As one chain a native frame's hash
     // would be about twenty rounds one after the other; as three, each is
     // at most eight rounds for a path of 33 to 48 bytes, and they overlap.
-    const Block ints = Finalize(AbsorbBytes(
-        Absorb(Absorb(Pair(0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull),
-                      Pair(f.mapping.memory_start, f.mapping.memory_limit)),
-               Pair(f.mapping.file_offset,
-                    fn_system_name.size() | uint64_t{map_filename.size()} << 32)),
-        fn_system_name));
+    const Block ints = Finalize(
+        AbsorbBytes(Absorb(Absorb(Pair(0xcbbb9d5dc1059ed8ull, 0x629a292a367cd507ull),
+                                  Pair(f.mapping.memory_start, f.mapping.memory_limit)),
+                           Pair(f.mapping.file_offset,
+                                fn_system_name.size() | uint64_t{map_filename.size()} << 32)),
+                    fn_system_name));
     const Block path =
         Finalize(AbsorbBytes(Pair(0x9159015a3070dd17ull, 0x152fecd8f70e5939ull), map_filename));
     const Block build_id = Finalize(AbsorbBytes(
@@ -184,9 +184,7 @@ STACKREC_AES_INLINE Block HashFrame(const Frame& f, View view, Raw raw) {
   return hash;
 }
 
-STACKREC_AES_INLINE uint64_t Low64(Block b) {
-  return static_cast<uint64_t>(_mm_cvtsi128_si64(b));
-}
+STACKREC_AES_INLINE uint64_t Low64(Block b) { return static_cast<uint64_t>(_mm_cvtsi128_si64(b)); }
 
 // A frame's 64-bit hash, as FingerprintFrames stores it: for a frame
 // hashed alone (HashFunction).

@@ -68,10 +68,10 @@ constexpr size_t kPrefetchFrames = 4;
 // frames are not in cache needs.
 template <typename Frame, typename Raw>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchFrameStrings(const Frame& f, Raw raw) {
-  __builtin_prefetch(reinterpret_cast<const void*>(
-      reinterpret_cast<uintptr_t>(raw(f.function.name).data)));
-  __builtin_prefetch(reinterpret_cast<const void*>(
-      reinterpret_cast<uintptr_t>(raw(f.function.filename).data)));
+  __builtin_prefetch(
+      reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(raw(f.function.name).data)));
+  __builtin_prefetch(
+      reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(raw(f.function.filename).data)));
   const uintptr_t ahead = reinterpret_cast<uintptr_t>(&f) + kPrefetchFrames * sizeof(Frame);
   __builtin_prefetch(reinterpret_cast<const void*>(ahead));
   __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64));

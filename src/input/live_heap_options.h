@@ -29,8 +29,7 @@ inline constexpr size_t kMaxTrackedObjectsLimit = 0xFFFFFFFEu;
 
 // Validates `in` against `sample_types` declared types and copies it with
 // its defaults (names are reported as "opts.<field>").
-Status MakeLiveHeapOptions(const LiveHeapOptions& in, size_t sample_types,
-                           LiveHeapOptions* out);
+Status MakeLiveHeapOptions(const LiveHeapOptions& in, size_t sample_types, LiveHeapOptions* out);
 
 }  // namespace stackrec
 

@@ -23,12 +23,12 @@ Status ValidateOtlpOptions(const OtlpOptions& options) {
       return Error(Code::kInvalidArgument, "opts.resource_attributes[%zu].key is empty", i);
     }
     if (!IsValidUtf8(key)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.resource_attributes[%zu].key is not valid UTF-8", i);
+      return Error(Code::kInvalidArgument, "opts.resource_attributes[%zu].key is not valid UTF-8",
+                   i);
     }
     if (!IsValidUtf8(value)) {
-      return Error(Code::kInvalidArgument,
-                   "opts.resource_attributes[%zu].value is not valid UTF-8", i);
+      return Error(Code::kInvalidArgument, "opts.resource_attributes[%zu].value is not valid UTF-8",
+                   i);
     }
     if (key == kServiceNameKey && !options.service_name.empty()) {
       return Error(Code::kInvalidArgument,
@@ -39,8 +39,8 @@ Status ValidateOtlpOptions(const OtlpOptions& options) {
     const auto [it, inserted] = keys.emplace(key, i);
     if (!inserted) {
       return Error(Code::kInvalidArgument,
-                   "opts.resource_attributes[%zu].key repeats opts.resource_attributes[%zu].key",
-                   i, it->second);
+                   "opts.resource_attributes[%zu].key repeats opts.resource_attributes[%zu].key", i,
+                   it->second);
     }
   }
   if (!IsValidUtf8(options.scope_name)) {

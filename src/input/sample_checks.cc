@@ -11,8 +11,7 @@ namespace {
 
 bool SameMapping(const MappingView& a, const MappingView& b) {
   return a.memory_start == b.memory_start && a.memory_limit == b.memory_limit &&
-         a.file_offset == b.file_offset && a.filename == b.filename &&
-         a.build_id == b.build_id;
+         a.file_offset == b.file_offset && a.filename == b.filename && a.build_id == b.build_id;
 }
 
 }  // namespace
@@ -63,22 +62,21 @@ Status CheckFrameStrings(absl::Span<const LocationView> frames, size_t first) {
   };
   for (size_t i = first; i < frames.size(); ++i) {
     const LocationView& f = frames[i];
-    for (const Field& field : {Field{f.mapping.filename, "mapping.filename"},
-                               Field{f.mapping.build_id, "mapping.build_id"},
-                               Field{f.function.name, "function.name"},
-                               Field{f.function.system_name, "function.system_name"},
-                               Field{f.function.filename, "function.filename"}}) {
+    for (const Field& field :
+         {Field{f.mapping.filename, "mapping.filename"},
+          Field{f.mapping.build_id, "mapping.build_id"}, Field{f.function.name, "function.name"},
+          Field{f.function.system_name, "function.system_name"},
+          Field{f.function.filename, "function.filename"}}) {
       if (!IsValidUtf8(field.s)) {
-        return Error(Code::kInvalidArgument,
-                     "sample.locations[%zu].%s is not valid UTF-8", i, field.name);
+        return Error(Code::kInvalidArgument, "sample.locations[%zu].%s is not valid UTF-8", i,
+                     field.name);
       }
     }
   }
   return OkStatus();
 }
 
-Status CheckStrings(absl::Span<const LocationView> frames,
-                    absl::Span<const LabelView> labels) {
+Status CheckStrings(absl::Span<const LocationView> frames, absl::Span<const LabelView> labels) {
   STACKREC_RETURN_IF_ERROR(CheckFrameStrings(frames, 0));
   return ValidateLabelStrings(labels, "sample.labels");
 }

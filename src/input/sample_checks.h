@@ -29,8 +29,7 @@ Status CheckInlining(absl::Span<const LocationView> frames);
 // whether it is kept or not.
 Status CheckFrameStrings(absl::Span<const LocationView> frames, size_t first);
 // The UTF-8 checks interning would make, for samples that skip interning.
-Status CheckStrings(absl::Span<const LocationView> frames,
-                    absl::Span<const LabelView> labels);
+Status CheckStrings(absl::Span<const LocationView> frames, absl::Span<const LabelView> labels);
 
 }  // namespace stackrec
 

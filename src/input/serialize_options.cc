@@ -10,28 +10,24 @@ Status ValidateCompression(const SerializeOptions& options) {
   switch (options.compression) {
     case Compression::kNone:
       if (options.level != 0) {
-        return Error(Code::kInvalidArgument,
-                     "opts.level is %d but compression NONE takes level 0",
+        return Error(Code::kInvalidArgument, "opts.level is %d but compression NONE takes level 0",
                      options.level);
       }
       return OkStatus();
     case Compression::kGzip:
       if (options.level < 0 || options.level > 9) {
-        return Error(Code::kInvalidArgument,
-                     "opts.level is %d; gzip takes 0 (default) or 1-9",
+        return Error(Code::kInvalidArgument, "opts.level is %d; gzip takes 0 (default) or 1-9",
                      options.level);
       }
       return OkStatus();
     case Compression::kZstd:
       if (options.level < 0 || options.level > 19) {
-        return Error(Code::kInvalidArgument,
-                     "opts.level is %d; zstd takes 0 (default) or 1-19",
+        return Error(Code::kInvalidArgument, "opts.level is %d; zstd takes 0 (default) or 1-19",
                      options.level);
       }
       return OkStatus();
   }
-  return Error(Code::kInvalidArgument,
-               "opts.compression is %d, not a stackrec_compression value",
+  return Error(Code::kInvalidArgument, "opts.compression is %d, not a stackrec_compression value",
                static_cast<int>(options.compression));
 }
 

@@ -18,12 +18,12 @@ namespace {
 Status CheckOffset(size_t offset, const ProfileOptions& options, const char* field) {
   const size_t types = options.sample_types.size();
   if (offset >= types) {
-    return Error(Code::kInvalidArgument,
-                 "%s is %zu but the profile declares %zu sample types", field, offset, types);
+    return Error(Code::kInvalidArgument, "%s is %zu but the profile declares %zu sample types",
+                 field, offset, types);
   }
   if (!options.enabled.empty() && !options.enabled[offset]) {
-    return Error(Code::kInvalidArgument, "%s is %zu, a disabled sample type (\"%s\")",
-                 field, offset, options.sample_types[offset].type.c_str());
+    return Error(Code::kInvalidArgument, "%s is %zu, a disabled sample type (\"%s\")", field,
+                 offset, options.sample_types[offset].type.c_str());
   }
   return OkStatus();
 }
@@ -64,8 +64,7 @@ Status UpscalingRules::Add(UpscalingRule rule, const ProfileOptions& options) {
       break;
     case UpscalingRule::Kind::kPoisson:
       STACKREC_RETURN_IF_ERROR(CheckOffset(rule.sum_offset, options, "rule.sum_value_offset"));
-      STACKREC_RETURN_IF_ERROR(
-          CheckOffset(rule.count_offset, options, "rule.count_value_offset"));
+      STACKREC_RETURN_IF_ERROR(CheckOffset(rule.count_offset, options, "rule.count_value_offset"));
       if (rule.sampling_distance == 0) {
         return Error(Code::kInvalidArgument, "rule.sampling_distance is 0");
       }

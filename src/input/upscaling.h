@@ -74,8 +74,7 @@ double UpscalingFactor(const UpscalingRule& rule, ValueAt value) {
   if (rule.kind == UpscalingRule::Kind::kProportional) {
     return static_cast<double>(rule.total_real) / static_cast<double>(rule.total_sampled);
   }
-  return PoissonFactor(value(rule.sum_offset), value(rule.count_offset),
-                       rule.sampling_distance);
+  return PoissonFactor(value(rule.sum_offset), value(rule.count_offset), rule.sampling_distance);
 }
 
 }  // namespace stackrec

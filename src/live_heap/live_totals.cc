@@ -63,8 +63,8 @@ void LiveTotals::AddTo(Profile* slot, KeyUndo* undo) {
     // nothing to write, and an all-zero sample would be noise.
     if (!any) continue;
     uint32_t stack, labels;
-    slot->ImportKey(*totals_, totals_->heap_deltas().stack(i),
-                    totals_->heap_deltas().labels(i), &stack, &labels);
+    slot->ImportKey(*totals_, totals_->heap_deltas().stack(i), totals_->heap_deltas().labels(i),
+                    &stack, &labels);
     slot->AddToKey(stack, labels, scratch_values_.data(), undo);
   }
 }

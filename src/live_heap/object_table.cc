@@ -50,8 +50,7 @@ uint32_t ObjectTable::key(uint32_t record) const {
 }
 
 void ObjectTable::values(uint32_t record, int64_t* out) const {
-  std::memcpy(out, Record(record) + sizeof(uint64_t) + sizeof(uint32_t),
-              width_ * sizeof(int64_t));
+  std::memcpy(out, Record(record) + sizeof(uint64_t) + sizeof(uint32_t), width_ * sizeof(int64_t));
 }
 
 uint32_t ObjectTable::Tag(uint64_t hash) const {
@@ -143,8 +142,7 @@ void ObjectTable::Erase(uint32_t record) {
     const auto moved = static_cast<uint32_t>((index_[next] & record_mask) - 1);
     const size_t home = Mix(Id(moved)) & mask;
     // Cyclically, home in (hole, next] means the entry must stay.
-    const bool stays = hole <= next ? (hole < home && home <= next)
-                                    : (hole < home || home <= next);
+    const bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
     if (!stays) {
       index_[hole] = index_[next];
       hole = next;
@@ -171,8 +169,8 @@ void ObjectTable::Erase(uint32_t record) {
 }
 
 size_t ObjectTable::MemoryBytes() const {
-  return chunks_.size() * kChunkRecords * record_bytes_ +
-         chunks_.capacity() * sizeof(chunks_[0]) + index_.capacity() * sizeof(uint32_t);
+  return chunks_.size() * kChunkRecords * record_bytes_ + chunks_.capacity() * sizeof(chunks_[0]) +
+         index_.capacity() * sizeof(uint32_t);
 }
 
 }  // namespace stackrec

@@ -60,8 +60,7 @@ class ObjectTable {
 
  private:
   char* Record(uint32_t record) const {
-    return chunks_[record / kChunkRecords].get() +
-           (record % kChunkRecords) * record_bytes_;
+    return chunks_[record / kChunkRecords].get() + (record % kChunkRecords) * record_bytes_;
   }
   uint64_t Id(uint32_t record) const;
   // The index slot holding `record` (whose id is in the table).

@@ -181,8 +181,8 @@ uint32_t TrackedObjects::LaneRow(uint32_t key, Profile* lane) {
   return row;
 }
 
-Status TrackedObjects::CommitLocked(Shard& shard, uint64_t id, Prepared* prepared,
-                                    Profile* lane, uint32_t* released) {
+Status TrackedObjects::CommitLocked(Shard& shard, uint64_t id, Prepared* prepared, Profile* lane,
+                                    uint32_t* released) {
   ObjectTable& objects = shard.table;
   const uint32_t existing = objects.Find(id);
   // Everything that can fail or allocate comes first: the lane's rows,
@@ -231,8 +231,7 @@ bool TrackedObjects::Contains(uint64_t id) const {
   return shard.table.Find(id) != ObjectTable::kNone;
 }
 
-void TrackedObjects::UntrackLocked(Shard& shard, uint64_t id, Profile* lane,
-                                   uint32_t* released) {
+void TrackedObjects::UntrackLocked(Shard& shard, uint64_t id, Profile* lane, uint32_t* released) {
   ObjectTable& objects = shard.table;
   const uint32_t record = objects.Find(id);
   if (record == ObjectTable::kNone) return;

@@ -25,8 +25,8 @@ absl::Span<const uint32_t> Dictionary::stack(uint32_t index) const {
 
 Status Dictionary::CheckRoom(size_t size, const char* table) {
   if (size <= kMaxIndex) return OkStatus();
-  return Error(Code::kLimitExceeded, "the dictionary holds %u %s, the most it takes",
-               kMaxIndex, table);
+  return Error(Code::kLimitExceeded, "the dictionary holds %u %s, the most it takes", kMaxIndex,
+               table);
 }
 
 uint32_t Dictionary::IndexOf(uint32_t id, size_t size) const {
@@ -38,8 +38,7 @@ Status Dictionary::Index(uint32_t id, size_t size, const char* field, uint32_t* 
   *index = IndexOf(id, size);
   if (*index != 0) return OkStatus();
   if ((id & kIndexMask) != 0 && id >> kIndexBits != generation_) {
-    return Error(Code::kInvalidArgument, "%s %u is stale (interned before forget_ids)", field,
-                 id);
+    return Error(Code::kInvalidArgument, "%s %u is stale (interned before forget_ids)", field, id);
   }
   return Error(Code::kInvalidArgument, "%s %u is not an interned id", field, id);
 }
@@ -53,8 +52,8 @@ Status Dictionary::LabelSetIndex(uint32_t id, const char* field, uint32_t* index
 }
 
 Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
-  if (m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
-      m.filename.empty() && m.build_id.empty()) {
+  if (m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.empty() &&
+      m.build_id.empty()) {
     return Error(Code::kInvalidArgument, "mapping is empty: use mapping_id 0 for no mapping");
   }
   STACKREC_RETURN_IF_ERROR(Utf8(m.filename, "mapping.filename"));
@@ -73,8 +72,7 @@ Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
 
 Status Dictionary::InternFunction(const FunctionView& f, uint32_t* id) {
   if (f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0) {
-    return Error(Code::kInvalidArgument,
-                 "function is empty: use function_id 0 for no function");
+    return Error(Code::kInvalidArgument, "function is empty: use function_id 0 for no function");
   }
   STACKREC_RETURN_IF_ERROR(Utf8(f.name, "function.name"));
   STACKREC_RETURN_IF_ERROR(Utf8(f.system_name, "function.system_name"));
@@ -196,8 +194,8 @@ Status Dictionary::CheckInlining(absl::Span<const uint32_t> indices, const char*
     const Location& caller = records_.locations.Get(indices[i + 1]);
     if (caller.address != loc.address || caller.mapping != loc.mapping) {
       return Error(Code::kInvalidArgument,
-                   "%s[%zu] is inlined but %s[%zu] has another address or mapping", array, i,
-                   array, i + 1);
+                   "%s[%zu] is inlined but %s[%zu] has another address or mapping", array, i, array,
+                   i + 1);
     }
   }
   return OkStatus();

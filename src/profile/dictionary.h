@@ -50,8 +50,8 @@ class Dictionary {
   // "location.function_id", "location_ids[3]").
   Status InternMapping(const MappingView& mapping, uint32_t* id);
   Status InternFunction(const FunctionView& function, uint32_t* id);
-  Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
-                        int64_t line, bool inlined, uint32_t* id);
+  Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address, int64_t line,
+                        bool inlined, uint32_t* id);
   Status InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id);
   // The rules of a sample's labels apply, but for the reserved
   // end_timestamp_ns key: it is refused per sample, for timestamped
@@ -82,9 +82,7 @@ class Dictionary {
   const ValueTable<Mapping>& mappings() const { return records_.mappings; }
   const ValueTable<Function>& functions() const { return records_.functions; }
   const ValueTable<Location>& locations() const { return records_.locations; }
-  ConstRecordTables record_tables() const {
-    return records_.tables();
-  }
+  ConstRecordTables record_tables() const { return records_.tables(); }
   absl::Span<const uint32_t> stack(uint32_t index) const;
   // Whether the stack was cut to max_frames when interned.
   bool stack_truncated(uint32_t index) const { return truncated_[index]; }

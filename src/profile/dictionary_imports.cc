@@ -43,9 +43,8 @@ Status DictionaryImports::ImportStack(const Dictionary& dict, uint32_t stack_id,
   for (uint32_t location : dict.stack(index)) {
     scratch_locations_.push_back(remap.LocationId(location));
   }
-  *packed =
-      tables->InternStackIds(scratch_locations_, ContentSeed<uint32_t>(scratch_locations_)) |
-      (dict.stack_truncated(index) ? kTruncatedBit : 0);
+  *packed = tables->InternStackIds(scratch_locations_, ContentSeed<uint32_t>(scratch_locations_)) |
+            (dict.stack_truncated(index) ? kTruncatedBit : 0);
   ImportedEntry(&stacks_, index) = *packed;
   return OkStatus();
 }
@@ -68,8 +67,7 @@ Status DictionaryImports::ImportLabelSet(const Dictionary& dict, uint32_t labels
   return OkStatus();
 }
 
-Status DictionaryImports::ImportLocationIds(const Dictionary& dict,
-                                            absl::Span<const uint32_t> ids,
+Status DictionaryImports::ImportLocationIds(const Dictionary& dict, absl::Span<const uint32_t> ids,
                                             const Fingerprint& fp, size_t max_frames,
                                             SampleTables* tables, uint32_t* packed) {
   // Checked in full before anything is imported.
@@ -107,8 +105,9 @@ void DictionaryImports::CarryInto(const SampleTables::Carried& carried,
     for (size_t i = 0; i < from.size(); ++i) {
       if (from[i] == kNotImported) continue;
       const uint32_t old = from[i] & ~flags;
-      const uint32_t mapped =
-          old == 0 && flags == 0 ? 0 : old < remap.size() ? remap[old] : kNotCarried;
+      const uint32_t mapped = old == 0 && flags == 0 ? 0
+                              : old < remap.size()   ? remap[old]
+                                                     : kNotCarried;
       if (mapped != kNotCarried) (*to)[i] = mapped | (from[i] & flags);
     }
   };

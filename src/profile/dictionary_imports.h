@@ -66,9 +66,8 @@ class DictionaryImports {
  private:
   uint32_t Imported(const TableVector<uint32_t>& imports, uint32_t id) const {
     const uint32_t index = id & Dictionary::kIndexMask;
-    return id >> Dictionary::kIndexBits == generation_ && index < imports.size()
-               ? imports[index]
-               : kNotImported;
+    return id >> Dictionary::kIndexBits == generation_ && index < imports.size() ? imports[index]
+                                                                                 : kNotImported;
   }
   RecordRemap FromDictionary(const Dictionary& dict, SampleTables* tables) {
     return RecordRemap(dict.record_tables(), tables->record_tables(), &records_);

@@ -27,8 +27,8 @@ ProfileOptions WithEnabledTypes(ProfileOptions options) {
 Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     : options_(WithEnabledTypes(std::move(options))),
       start_ns_(start_ns),
-      aggregate_(static_cast<size_t>(
-          std::count(options_.enabled.begin(), options_.enabled.end(), true))),
+      aggregate_(
+          static_cast<size_t>(std::count(options_.enabled.begin(), options_.enabled.end(), true))),
       heap_(heap_width) {
   all_values_stored_ = stored_values() == options_.sample_types.size();
   // Sized once: TakeValues overwrites it in place.
@@ -184,8 +184,8 @@ Status Profile::ValidateSampleContent(const SampleView& sample) const {
   return CheckStrings(sample.locations, sample.labels);
 }
 
-void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
-                        uint32_t* out_stack, uint32_t* out_labels) {
+void Profile::ImportKey(const Profile& from, uint32_t stack, uint32_t labels, uint32_t* out_stack,
+                        uint32_t* out_labels) {
   *out_stack = ImportStack(from, stack);
   *out_labels = ImportLabels(from, labels);
 }
@@ -228,8 +228,7 @@ uint32_t Profile::ImportLabels(const Profile& from, uint32_t labels) {
   return id;
 }
 
-void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values,
-                       KeyUndo* undo) {
+void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values, KeyUndo* undo) {
   const SampleKey key{stack, labels};
   aggregate_.Add(key, tables_.KeyTag(key), values, undo);
 }

@@ -83,10 +83,8 @@ class Profile {
   // rest is copied in through `with_dictionary`, which runs its argument
   // with the dictionary held still (a recorder takes a lock there). On
   // error nothing observable changes, as with Add.
-  using WithDictionary =
-      absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
-  Status AddIds(const IdSampleView& sample, uint32_t generation,
-                WithDictionary with_dictionary);
+  using WithDictionary = absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
+  Status AddIds(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary);
   // Copies the stack or label set `id`, just interned into `dict`, into
   // this profile now rather than at the first sample that names it, which
   // then costs what every later one does. (Interning happens once; the
@@ -103,9 +101,7 @@ class Profile {
   std::vector<std::pair<std::string, int64_t>> EndpointCounts() const;
   // Upscaling rules apply when the profile is encoded; they are part of its
   // configuration and survive Reset and CarryOver.
-  Status AddUpscalingRule(UpscalingRule rule) {
-    return upscaling_.Add(std::move(rule), options_);
-  }
+  Status AddUpscalingRule(UpscalingRule rule) { return upscaling_.Add(std::move(rule), options_); }
   void set_upscaling_rules(const UpscalingRules& rules) { upscaling_ = rules; }
   // Drops all samples, endpoints and interned data; the interval restarts.
   void Reset(int64_t start_ns);
@@ -146,14 +142,14 @@ class Profile {
   // sample's values and the memory cap: a tracked object's key must exist
   // exactly, or its live totals would be wrong until it is freed (what
   // tracking adds is bounded by the recorder's max_tracked_objects).
-  Status InternSampleKey(const SampleView& sample, uint32_t* stack,
-                         uint32_t* labels, bool* truncated);
+  Status InternSampleKey(const SampleView& sample, uint32_t* stack, uint32_t* labels,
+                         bool* truncated);
   // The ids here of the stack and label set `stack` and `labels` of
   // `from`, interned by content if new. Their content was valid in `from`,
   // so this cannot fail on it (it may throw std::bad_alloc, leaving only
   // unreferenced entries behind).
-  void ImportKey(const Profile& from, uint32_t stack, uint32_t labels,
-                 uint32_t* out_stack, uint32_t* out_labels);
+  void ImportKey(const Profile& from, uint32_t stack, uint32_t labels, uint32_t* out_stack,
+                 uint32_t* out_labels);
   // ImportKey's two halves: the stack alone, the label set alone.
   uint32_t ImportStack(const Profile& from, uint32_t stack);
   uint32_t ImportLabels(const Profile& from, uint32_t labels);
@@ -182,8 +178,7 @@ class Profile {
     TablesChanged();
     return heap_.Row(stack, labels);
   }
-  void RememberBlob(HeapDeltas::BlobKind kind, uint32_t number, uint64_t serial,
-                    uint32_t here) {
+  void RememberBlob(HeapDeltas::BlobKind kind, uint32_t number, uint64_t serial, uint32_t here) {
     TablesChanged();
     heap_.RememberBlob(kind, number, serial, here);
   }
@@ -227,9 +222,7 @@ class Profile {
   const SpanTable<uint32_t>& stacks() const { return tables_.stacks(); }
   const SpanTable<Label>& label_sets() const { return tables_.label_sets(); }
   // Endpoint names by local root span id.
-  const absl::flat_hash_map<uint64_t, StringId>& endpoints() const {
-    return endpoints_.by_span();
-  }
+  const absl::flat_hash_map<uint64_t, StringId>& endpoints() const { return endpoints_.by_span(); }
   // Aggregated keys, and timestamped samples (aggregate.h).
   size_t key_count() const { return aggregate_.key_count(); }
   size_t timed_count() const { return aggregate_.timed_count(); }
@@ -272,8 +265,8 @@ class Profile {
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);
   // AddIds, after Advance and but for the count.
-  Status AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp,
-                     uint32_t generation, WithDictionary with_dictionary);
+  Status AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
+                     WithDictionary with_dictionary);
   // The rest of an add once the sample's stack is known: labels, key or
   // timestamped entry, from values_. `frames` are only checked if
   // the sample ends in the storage-full pseudo-sample. Labels not
@@ -294,8 +287,7 @@ class Profile {
   Status AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const LocationView> frames,
                    absl::Span<const LabelView> label_views, int64_t timestamp_ns);
   // Adds values_ to the storage-full pseudo-sample.
-  Status AddOverflow(absl::Span<const LocationView> frames,
-                     absl::Span<const LabelView> labels);
+  Status AddOverflow(absl::Span<const LocationView> frames, absl::Span<const LabelView> labels);
   // Checks the values' count and points values_ at them (the enabled ones,
   // copied to scratch_values_, when some type is disabled). Inline, as
   // Full() is: on every add, and a call costs as many instructions as the
@@ -314,9 +306,8 @@ class Profile {
   absl::Span<const LocationView> CutToMaxFrames(absl::Span<const LocationView> frames);
   // Finds or interns a stack and a label set given by content: both, or
   // either alone.
-  Status InternKeyContent(absl::Span<const LocationView> frames,
-                          absl::Span<const LabelView> labels, uint32_t* stack,
-                          uint32_t* label_set);
+  Status InternKeyContent(absl::Span<const LocationView> frames, absl::Span<const LabelView> labels,
+                          uint32_t* stack, uint32_t* label_set);
   Status InternStackContent(absl::Span<const LocationView> frames, uint32_t* stack);
   Status InternLabelsContent(absl::Span<const LabelView> labels, uint32_t* label_set);
 

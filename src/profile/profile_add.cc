@@ -153,10 +153,12 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
                 /*labels_checked=*/true);
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKey(
-    uint32_t stack, bool truncated, absl::Span<const LocationView> frames,
-    absl::Span<const LabelView> label_views, const Fingerprint& labels_fp, int64_t timestamp_ns,
-    bool labels_checked) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKey(uint32_t stack, bool truncated,
+                                                           absl::Span<const LocationView> frames,
+                                                           absl::Span<const LabelView> label_views,
+                                                           const Fingerprint& labels_fp,
+                                                           int64_t timestamp_ns,
+                                                           bool labels_checked) {
   uint32_t labels;
   if (tables_.CachedLabels(labels_fp, &labels)) {
     // The label cache's invariant (sample_tables.h): only the timestamp is
@@ -191,7 +193,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKeyWithLabels(
   return AddKeyNow(stack, labels, frames, label_views, timestamp_ns);
 }
 
-
 Status Profile::AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const LocationView> frames,
                           absl::Span<const LabelView> label_views, int64_t timestamp_ns) {
   if (timestamp_ns != 0) {
@@ -212,8 +213,7 @@ Status Profile::AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const Loca
   return OkStatus();
 }
 
-absl::Span<const LocationView> Profile::CutToMaxFrames(
-    absl::Span<const LocationView> frames) {
+absl::Span<const LocationView> Profile::CutToMaxFrames(absl::Span<const LocationView> frames) {
   // Deeper than max_frames: keep the leaf side and say how much was cut.
   if (frames.size() <= options_.max_frames) return frames;
   scratch_.truncated.assign(frames.begin(), frames.begin() + options_.max_frames);
@@ -227,8 +227,8 @@ absl::Span<const LocationView> Profile::CutToMaxFrames(
 }
 
 Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
-                                 absl::Span<const LabelView> labels,
-                                 uint32_t* stack, uint32_t* label_set) {
+                                 absl::Span<const LabelView> labels, uint32_t* stack,
+                                 uint32_t* label_set) {
   STACKREC_RETURN_IF_ERROR(InternStackContent(frames, stack));
   return InternLabelsContent(labels, label_set);
 }
@@ -261,9 +261,10 @@ Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
 }
 
 // Inlined into AddIds, its one caller: no call, no second prologue.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(
-    const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
-    WithDictionary with_dictionary) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleView& sample,
+                                                                const Fingerprint& labels_fp,
+                                                                uint32_t generation,
+                                                                WithDictionary with_dictionary) {
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   // sample.labels are validated by AddKey (or before AddOverflow below).
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {
@@ -329,10 +330,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(
       uint32_t index = 0;
       if (packed == kNotImported) {
         STACKREC_RETURN_IF_ERROR(
-            sample.stack_id != 0
-                ? dict.StackIndex(sample.stack_id, "sample.stack_id", &index)
-                : dict.LocationIndices(sample.location_ids, "sample.location_ids",
-                                       &scratch_.frame_indices));
+            sample.stack_id != 0 ? dict.StackIndex(sample.stack_id, "sample.stack_id", &index)
+                                 : dict.LocationIndices(sample.location_ids, "sample.location_ids",
+                                                        &scratch_.frame_indices));
       }
       if (labels == kNotImported) {
         STACKREC_RETURN_IF_ERROR(dict.LabelSetIndex(sample.labels_id, "sample.labels_id", &index));

@@ -152,8 +152,7 @@ constexpr std::chrono::milliseconds kLaneWait{2};
 
 }  // namespace
 
-Recorder::Recorder(const ProfileOptions& options, int64_t now_ns,
-                   const LiveHeapOptions& live_heap)
+Recorder::Recorder(const ProfileOptions& options, int64_t now_ns, const LiveHeapOptions& live_heap)
     : options_(options),
       dict_(std::make_unique<Dictionary>(options.max_frames)),
       // A lane added by a sampler starts at 0: the slot keeps the start.
@@ -197,8 +196,7 @@ Status Recorder::RecordWith(F&& add) {
       // Only this sampler (holding the lane's lock) writes these: a plain
       // increment through relaxed load and store, no read-modify-write.
       auto bump = [](std::atomic<uint64_t>& counter) {
-        counter.store(counter.load(std::memory_order_relaxed) + 1,
-                      std::memory_order_relaxed);
+        counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       };
       bump(lane.samples);
       if (profile.samples_truncated() != truncated) bump(lane.truncated);
@@ -241,8 +239,7 @@ Status Recorder::RecordIds(const IdSampleView& sample) {
   });
 }
 
-Status Recorder::RecordEndpoint(uint64_t local_root_span_id,
-                                absl::string_view endpoint) {
+Status Recorder::RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint) {
   return samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
     return lane.profile->SetEndpoint(local_root_span_id, endpoint);
   });
@@ -262,10 +259,8 @@ Status Recorder::AddUpscalingRule(UpscalingRule rule) {
 Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
                            EncodedProfile* out) {
   bool expected = false;
-  if (!serializing_.compare_exchange_strong(expected, true,
-                                            std::memory_order_acquire)) {
-    return Error(Code::kBusy,
-                 "recorder: another thread is serializing this recorder");
+  if (!serializing_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+    return Error(Code::kBusy, "recorder: another thread is serializing this recorder");
   }
   SerializerTurn turn(&serializing_);
   const uint32_t old_index = samples_.active();
@@ -295,8 +290,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   profile.Compact();
   Status status;
   try {
-    status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats,
-                              &output_sizes_);
+    status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats, &output_sizes_);
   } catch (...) {
     profile.Undo(live_undo);
     throw;
@@ -441,9 +435,8 @@ void Recorder::CountSerialization(bool ok, const Profile& profile, Lane* target,
   stats_.last_samples = samples;
   stats_.last_distinct_keys = profile.key_count() + profile.timed_count();
   stats_.last_serialize_ns = encode_ns;
-  stats_.serialize_ns_min = stats_.serializations_ok == 0
-                                ? encode_ns
-                                : std::min(stats_.serialize_ns_min, encode_ns);
+  stats_.serialize_ns_min =
+      stats_.serializations_ok == 0 ? encode_ns : std::min(stats_.serialize_ns_min, encode_ns);
   stats_.serialize_ns_max = std::max(stats_.serialize_ns_max, encode_ns);
   stats_.serialize_ns_total += encode_ns;
   stats_.serializations_ok++;
@@ -458,8 +451,7 @@ void Recorder::CountSerialization(bool ok, const Profile& profile, Lane* target,
   }
 }
 
-void Recorder::Recycle(Profile* profile, Lane* target, const EncodeStats& used,
-                       int64_t flip_ns) {
+void Recorder::Recycle(Profile* profile, Lane* target, const EncodeStats& used, int64_t flip_ns) {
   // The slot's next profile starts with what this one used, so samplers
   // do not intern the program's recurring stacks again after every flip
   // (see Profile::CarryOver); the rest is freed.

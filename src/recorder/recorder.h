@@ -42,11 +42,11 @@ struct RecorderStats {
   int64_t serialize_ns_min = 0, serialize_ns_max = 0, serialize_ns_total = 0;
   uint64_t samples_recorded = 0;
   uint64_t records_rejected = 0;
-  uint64_t samples_truncated = 0;    // stacks cut to max_frames
-  uint64_t samples_over_memory = 0;  // sent to the storage-full pseudo-stack
+  uint64_t samples_truncated = 0;           // stacks cut to max_frames
+  uint64_t samples_over_memory = 0;         // sent to the storage-full pseudo-stack
   uint64_t samples_left_out_of_output = 0;  // summed for max_output_bytes
-  uint64_t objects_tracked = 0;      // now
-  uint64_t objects_not_tracked = 0;  // refused at max_tracked_objects
+  uint64_t objects_tracked = 0;             // now
+  uint64_t objects_not_tracked = 0;         // refused at max_tracked_objects
 };
 
 struct EncodedProfile {
@@ -61,8 +61,7 @@ class Recorder {
  public:
   // `options` must have passed MakeProfileOptions and `live_heap`
   // MakeLiveHeapOptions; with no live-heap types, Track is refused.
-  Recorder(const ProfileOptions& options, int64_t now_ns,
-           const LiveHeapOptions& live_heap = {});
+  Recorder(const ProfileOptions& options, int64_t now_ns, const LiveHeapOptions& live_heap = {});
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -87,8 +86,8 @@ class Recorder {
   Status RecordIds(const IdSampleView& sample);
   Status InternMapping(const MappingView& mapping, uint32_t* id);
   Status InternFunction(const FunctionView& function, uint32_t* id);
-  Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
-                        int64_t line, bool inlined, uint32_t* id);
+  Status InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address, int64_t line,
+                        bool inlined, uint32_t* id);
   Status InternStack(absl::Span<const uint32_t> location_ids, uint32_t* id);
   Status InternLabels(absl::Span<const LabelView> labels, uint32_t* id);
   void ForgetIds();
@@ -99,8 +98,7 @@ class Recorder {
 
   // Serializer side: one thread at a time; a concurrent second call gets
   // kBusy. `clock` is read once, at the flip.
-  Status Serialize(const SerializeOptions& options, int64_t (*clock)(),
-                   EncodedProfile* out);
+  Status Serialize(const SerializeOptions& options, int64_t (*clock)(), EncodedProfile* out);
 
   // In a fork() child: makes the recorder empty and usable, whatever the
   // parent's threads were doing. Must be the only call running.
@@ -116,9 +114,7 @@ class Recorder {
   // max_memory_bytes). For tests; only while no other call runs.
   size_t SlotMemoryBytes() const;
   // Lanes of both sample slots (lanes.h): for tests and benchmarks.
-  uint32_t LaneCount() const {
-    return samples_.lanes(0).count() + samples_.lanes(1).count();
-  }
+  uint32_t LaneCount() const { return samples_.lanes(0).count() + samples_.lanes(1).count(); }
   // Test-only: `hook` runs inside every record and track while its lane is
   // held, after its sample or delta is added (null: none). A test stops a sampler
   // there to show that the others, and the serializer, go on without it.
@@ -127,9 +123,7 @@ class Recorder {
     record_hook_.store(hook, std::memory_order_release);
   }
   // For a record refused before it reached Record (at the C boundary).
-  void CountRejected() {
-    records_rejected_.fetch_add(1, std::memory_order_relaxed);
-  }
+  void CountRejected() { records_rejected_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   using Deadline = HeldLanes::Deadline;

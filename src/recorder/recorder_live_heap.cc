@@ -49,9 +49,8 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
   try {
     status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
       // Invariant 3: commit only into a heap lane that is still active.
-      std::optional<Status> committed =
-          tracked_->Commit(object_id, &prepared, lane.profile.get(),
-                           [&] { return heap_.IsActive(index); });
+      std::optional<Status> committed = tracked_->Commit(object_id, &prepared, lane.profile.get(),
+                                                         [&] { return heap_.IsActive(index); });
       if (committed && committed->ok() && truncated) {
         lane.truncated.store(lane.truncated.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
@@ -82,8 +81,7 @@ void Recorder::Untrack(uint64_t object_id) {
   // without entering a heap lane.
   if (!tracked_->Contains(object_id)) return;
   const Status status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
-    return tracked_->Untrack(object_id, lane.profile.get(),
-                             [&] { return heap_.IsActive(index); });
+    return tracked_->Untrack(object_id, lane.profile.get(), [&] { return heap_.IsActive(index); });
   });
   (void)status;
 }

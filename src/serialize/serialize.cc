@@ -78,9 +78,8 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
                limit, size);
 }
 
-Status SerializeProfile(Profile& profile, const SerializeOptions& options,
-                        int64_t end_ns, TableString* out, SerializationStats* stats,
-                        OutputSizes* sizes) {
+Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64_t end_ns,
+                        TableString* out, SerializationStats* stats, OutputSizes* sizes) {
   if (sizes != nullptr) {
     out->reserve(std::min(sizes->Expected(options.compression, options.format),
                           profile.options().max_output_bytes));

@@ -26,7 +26,7 @@ namespace stackrec {
 
 // What Aggregate::Add with an undo changed, so that Undo can take it back.
 struct KeyUndo {
-  size_t key_count = 0;  // set to key_count() before the first Add
+  size_t key_count = 0;               // set to key_count() before the first Add
   std::vector<uint32_t> rows;         // rows below key_count that changed...
   std::vector<int64_t> saved_values;  // ...and their values before, in order
 };
@@ -170,9 +170,8 @@ class Aggregate {
     return static_cast<uint64_t>(rows_.Row(row)[0]);
   }
   uint32_t FindSettled(uint64_t packed, uint32_t tag) const {
-    return key_index_.Find(packed, tag, [this](uint32_t row) {
-      return static_cast<uint64_t>(rows_.Row(row)[0]);
-    });
+    return key_index_.Find(
+        packed, tag, [this](uint32_t row) { return static_cast<uint64_t>(rows_.Row(row)[0]); });
   }
   // Sums into the key's row or inserts it, with nothing pending before it.
   void AddSettled(SampleKey key, uint32_t tag, const int64_t* values) {

@@ -11,11 +11,10 @@ namespace stackrec {
 
 ContentBlobs::~ContentBlobs() = default;
 
-uint64_t ContentBlobs::HashBytes(absl::string_view bytes) {
-  return absl::HashOf(bytes);
-}
+uint64_t ContentBlobs::HashBytes(absl::string_view bytes) { return absl::HashOf(bytes); }
 
-const ContentBlobs::Blob& ContentBlobs::Acquire(absl::string_view bytes, uint64_t hash, bool* added) {
+const ContentBlobs::Blob& ContentBlobs::Acquire(absl::string_view bytes, uint64_t hash,
+                                                bool* added) {
   const uint32_t s = StripeOf(hash);
   Stripe& stripe = stripes_[s];
   SpinLockHolder hold(&stripe.lock);

@@ -104,7 +104,9 @@ class ContentBlobs {
     size_t bytes = 0;
   };
 
-  static uint32_t StripeOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 59) & (kStripes - 1); }
+  static uint32_t StripeOf(uint64_t hash) {
+    return static_cast<uint32_t>(hash >> 59) & (kStripes - 1);
+  }
 
   Stripe stripes_[kStripes];
 };

@@ -31,14 +31,13 @@ void HeapDeltas::Add(uint32_t row, const int64_t* values, bool negate) {
       sums[i] = SaturatingAdd(sums[i], values[i]);
     } else if (__builtin_sub_overflow(sums[i], values[i], &sums[i])) {
       // (Not SaturatingAdd of -v: -INT64_MIN does not exist.)
-      sums[i] = values[i] < 0 ? std::numeric_limits<int64_t>::max()
-                              : std::numeric_limits<int64_t>::min();
+      sums[i] =
+          values[i] < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
     }
   }
 }
 
-void HeapDeltas::RememberBlob(BlobKind kind, uint32_t number, uint64_t serial,
-                              uint32_t here) {
+void HeapDeltas::RememberBlob(BlobKind kind, uint32_t number, uint64_t serial, uint32_t here) {
   std::vector<std::vector<Known>>& tables = from_blob_[static_cast<int>(kind)];
   const uint32_t t = number >> ContentBlobs::kNumberBits;
   const uint32_t i = number & (ContentBlobs::kMaxNumbers - 1);

@@ -214,8 +214,7 @@ class SpanTable {
   // chunk if need be; throws std::bad_alloc with nothing changed.
   E* Room(size_t n) {
     if (n > chunk_size_ - chunk_used_) {
-      const size_t size =
-          std::max(n, std::min(kMaxChunk, std::max(kFirstChunk, chunk_elements_)));
+      const size_t size = std::max(n, std::min(kMaxChunk, std::max(kFirstChunk, chunk_elements_)));
       ReserveFor(chunks_, 1);
       // The allocation may throw (nothing changed yet); the push cannot:
       // room reserved.
@@ -250,33 +249,25 @@ class SpanTable {
   struct Hash {
     using is_transparent = void;
     const SpanTable* table;
-    size_t operator()(absl::Span<const E> s) const {
-      return absl::Hash<absl::Span<const E>>{}(s);
-    }
+    size_t operator()(absl::Span<const E> s) const { return absl::Hash<absl::Span<const E>>{}(s); }
     size_t operator()(uint32_t id) const { return (*this)(table->Get(id)); }
   };
   struct Eq {
     using is_transparent = void;
     const SpanTable* table;
-    static bool Same(absl::Span<const E> a, absl::Span<const E> b) {
-      return a == b;
-    }
+    static bool Same(absl::Span<const E> a, absl::Span<const E> b) { return a == b; }
     bool operator()(uint32_t a, uint32_t b) const { return a == b; }
-    bool operator()(uint32_t a, absl::Span<const E> b) const {
-      return Same(table->Get(a), b);
-    }
-    bool operator()(absl::Span<const E> a, uint32_t b) const {
-      return Same(a, table->Get(b));
-    }
+    bool operator()(uint32_t a, absl::Span<const E> b) const { return Same(table->Get(a), b); }
+    bool operator()(absl::Span<const E> a, uint32_t b) const { return Same(a, table->Get(b)); }
   };
 
   // The chunks and the index in table memory (table_memory.h); the
   // sequences' views, which are pointers, in operator new's memory.
   using Index = absl::flat_hash_set<uint32_t, Hash, Eq, TableAllocator<uint32_t>>;
   std::vector<TableArray<E>> chunks_;
-  size_t chunk_elements_ = 0;  // in all chunks
-  size_t chunk_size_ = 0;      // of the last chunk,
-  size_t chunk_used_ = 0;      // of which used
+  size_t chunk_elements_ = 0;               // in all chunks
+  size_t chunk_size_ = 0;                   // of the last chunk,
+  size_t chunk_used_ = 0;                   // of which used
   std::vector<absl::Span<const E>> spans_;  // sequence i
   Index index_;
   uint32_t indexed_end_ = 0;

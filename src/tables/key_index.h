@@ -37,8 +37,8 @@ class KeyIndex {
   // (the profile's: its stack's and label set's seeds): the slot it starts
   // probing at, and what a probe compares before it reads a row.
   static uint32_t Tag(uint64_t seeds) {
-    return static_cast<uint32_t>(fingerprint_internal::Fold(seeds ^ fingerprint_internal::kP0,
-                                                           fingerprint_internal::kP1));
+    return static_cast<uint32_t>(
+        fingerprint_internal::Fold(seeds ^ fingerprint_internal::kP0, fingerprint_internal::kP1));
   }
 
   // Starts fetching the home slot of `tag`, for a Find that will follow

@@ -20,15 +20,13 @@ struct Mapping {
   uint64_t memory_start = 0, memory_limit = 0, file_offset = 0;
   StringId filename = 0, build_id = 0;
   friend bool operator==(const Mapping& a, const Mapping& b) {
-    return a.memory_start == b.memory_start &&
-           a.memory_limit == b.memory_limit &&
-           a.file_offset == b.file_offset && a.filename == b.filename &&
-           a.build_id == b.build_id;
+    return a.memory_start == b.memory_start && a.memory_limit == b.memory_limit &&
+           a.file_offset == b.file_offset && a.filename == b.filename && a.build_id == b.build_id;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Mapping& m) {
-    return H::combine(std::move(h), m.memory_start, m.memory_limit,
-                      m.file_offset, m.filename, m.build_id);
+    return H::combine(std::move(h), m.memory_start, m.memory_limit, m.file_offset, m.filename,
+                      m.build_id);
   }
 };
 
@@ -36,13 +34,12 @@ struct Function {
   StringId name = 0, system_name = 0, filename = 0;
   int64_t start_line = 0;
   friend bool operator==(const Function& a, const Function& b) {
-    return a.name == b.name && a.system_name == b.system_name &&
-           a.filename == b.filename && a.start_line == b.start_line;
+    return a.name == b.name && a.system_name == b.system_name && a.filename == b.filename &&
+           a.start_line == b.start_line;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Function& f) {
-    return H::combine(std::move(h), f.name, f.system_name, f.filename,
-                      f.start_line);
+    return H::combine(std::move(h), f.name, f.system_name, f.filename, f.start_line);
   }
 };
 
@@ -59,8 +56,8 @@ struct Location {
   int64_t line = 0;
   Location() : function(0), inlined(0) {}
   friend bool operator==(const Location& a, const Location& b) {
-    return a.mapping == b.mapping && a.function == b.function &&
-           a.address == b.address && a.line == b.line && a.inlined == b.inlined;
+    return a.mapping == b.mapping && a.function == b.function && a.address == b.address &&
+           a.line == b.line && a.inlined == b.inlined;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Location& l) {
@@ -72,8 +69,7 @@ struct Label {
   StringId key = 0, str = 0, num_unit = 0;
   int64_t num = 0;
   friend bool operator==(const Label& a, const Label& b) {
-    return a.key == b.key && a.str == b.str && a.num_unit == b.num_unit &&
-           a.num == b.num;
+    return a.key == b.key && a.str == b.str && a.num_unit == b.num_unit && a.num == b.num;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Label& l) {

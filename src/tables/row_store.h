@@ -34,7 +34,9 @@ class RowStore {
   explicit RowStore(size_t words) : words_(words) {}
 
   size_t size() const { return size_; }
-  int64_t* Row(size_t i) { return blocks_[i >> kBlockShift].get() + (i & (kBlockRows - 1)) * words_; }
+  int64_t* Row(size_t i) {
+    return blocks_[i >> kBlockShift].get() + (i & (kBlockRows - 1)) * words_;
+  }
   const int64_t* Row(size_t i) const {
     return blocks_[i >> kBlockShift].get() + (i & (kBlockRows - 1)) * words_;
   }
@@ -46,9 +48,7 @@ class RowStore {
   }
   // Whether `n` (at least one) more rows fit without a new block:
   // ReserveOne has nothing to do for them.
-  bool HasRoom(size_t n = 1) const {
-    return ((size_ + n - 1) >> kBlockShift) < blocks_.size();
-  }
+  bool HasRoom(size_t n = 1) const { return ((size_ + n - 1) >> kBlockShift) < blocks_.size(); }
   // The next row, uninitialized; after ReserveOne.
   int64_t* Append() { return Row(size_++); }
   // Keeps the first n rows (n <= size()); their blocks stay for reuse.

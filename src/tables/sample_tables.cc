@@ -11,13 +11,12 @@ namespace stackrec {
 namespace {
 
 bool IsNoMapping(const MappingView& m) {
-  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 &&
-         m.filename.empty() && m.build_id.empty();
+  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.empty() &&
+         m.build_id.empty();
 }
 
 bool IsNoFunction(const FunctionView& f) {
-  return f.name.empty() && f.system_name.empty() && f.filename.empty() &&
-         f.start_line == 0;
+  return f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0;
 }
 
 // How many frames ahead of the one looked up InternStack prefetches the
@@ -82,10 +81,10 @@ Status SampleTables::InternStack(size_t n, FrameAt frame, const uint64_t* frame_
       m.memory_start = f.mapping.memory_start;
       m.memory_limit = f.mapping.memory_limit;
       m.file_offset = f.mapping.file_offset;
-      STACKREC_RETURN_IF_ERROR(InternString(f.mapping.filename, kWhat, i,
-                                            "mapping.filename", &m.filename));
-      STACKREC_RETURN_IF_ERROR(InternString(f.mapping.build_id, kWhat, i,
-                                            "mapping.build_id", &m.build_id));
+      STACKREC_RETURN_IF_ERROR(
+          InternString(f.mapping.filename, kWhat, i, "mapping.filename", &m.filename));
+      STACKREC_RETURN_IF_ERROR(
+          InternString(f.mapping.build_id, kWhat, i, "mapping.build_id", &m.build_id));
       loc.mapping = records_.mappings.Intern(m);
     }
     // A new location's function is looked up in the second pass below,
@@ -124,8 +123,8 @@ Status SampleTables::InternStack(size_t n, FrameAt frame, const uint64_t* frame_
           STACKREC_RETURN_IF_ERROR(InternString(n.function.system_name, kWhat, n.index,
                                                 "function.system_name", &fn.system_name));
         }
-        STACKREC_RETURN_IF_ERROR(InternString(n.function.filename, kWhat, n.index,
-                                              "function.filename", &fn.filename));
+        STACKREC_RETURN_IF_ERROR(
+            InternString(n.function.filename, kWhat, n.index, "function.filename", &fn.filename));
         const uint32_t function = records_.functions.Intern(fn);
         EmplaceGrowingFirst(function_cache_, n.function_hash, function);
         n.loc.function = function;
@@ -157,8 +156,7 @@ Status SampleTables::InternStack(size_t n, FrameAt frame, const uint64_t* frame_
     scratch_locations_[n.index] = location;
   }
   // Known to be new (cache_stacks_): the caller's stack_cache_ missed.
-  const bool new_stack =
-      n > 0 && !frames_without_function_ && cache_stacks_ + 1 == stacks_.size();
+  const bool new_stack = n > 0 && !frames_without_function_ && cache_stacks_ + 1 == stacks_.size();
   *id = InternStackIds(scratch_locations_, SeedOf(fp), new_stack);
   CacheStack(fp, *id);
   return OkStatus();
@@ -173,8 +171,7 @@ Status SampleTables::InternLabels(absl::Span<const LabelView> labels, const Fing
     l.num = labels[i].num;
     STACKREC_RETURN_IF_ERROR(InternString(labels[i].key, kWhat, i, "key", &l.key));
     STACKREC_RETURN_IF_ERROR(InternString(labels[i].str, kWhat, i, "str", &l.str));
-    STACKREC_RETURN_IF_ERROR(
-        InternString(labels[i].num_unit, kWhat, i, "num_unit", &l.num_unit));
+    STACKREC_RETURN_IF_ERROR(InternString(labels[i].num_unit, kWhat, i, "num_unit", &l.num_unit));
     scratch_labels_.push_back(l);
   }
   *id = InternLabelSet(scratch_labels_, SeedOf(fp));

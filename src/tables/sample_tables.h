@@ -76,8 +76,8 @@ class SampleTables {
   // are `frame_hashes` and whose fingerprint `fp` the stack cache does not
   // know, and caches it. `frame(i)` gives frame i as a view, asked only of
   // frames the frame cache does not know. Errors name the sample's field.
-  Status InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashes,
-                     const Fingerprint& fp, uint32_t* id);
+  Status InternStack(size_t n, FrameAt frame, const uint64_t* frame_hashes, const Fingerprint& fp,
+                     uint32_t* id);
   Status InternStack(absl::Span<const LocationView> frames, const uint64_t* frame_hashes,
                      const Fingerprint& fp, uint32_t* id) {
     return InternStack(

@@ -37,9 +37,7 @@ void Expect(bool ok, const char* what) {
   }
 }
 
-void Ok(stackrec_status st, const char* call) {
-  Expect(st == STACKREC_OK, call);
-}
+void Ok(stackrec_status st, const char* call) { Expect(st == STACKREC_OK, call); }
 
 constexpr unsigned char kPoison = 0xA5;
 
@@ -137,13 +135,14 @@ void PrintEncodeStats(const stackrec_encoded* e) {
   Ok(stackrec_encoded_stats(e, &s.value), "stackrec_encoded_stats");
   Expect(s.Intact(), "stackrec_encoded_stats wrote past the host's struct");
   // Not the byte counts: the profile's duration, a varint, varies in length.
-  std::printf("encode stats: recorded %llu written %llu locations %llu functions %llu "
-              "strings %llu\n",
-              static_cast<unsigned long long>(s.value.samples_recorded),
-              static_cast<unsigned long long>(s.value.samples_written),
-              static_cast<unsigned long long>(s.value.locations_written),
-              static_cast<unsigned long long>(s.value.functions_written),
-              static_cast<unsigned long long>(s.value.strings_written));
+  std::printf(
+      "encode stats: recorded %llu written %llu locations %llu functions %llu "
+      "strings %llu\n",
+      static_cast<unsigned long long>(s.value.samples_recorded),
+      static_cast<unsigned long long>(s.value.samples_written),
+      static_cast<unsigned long long>(s.value.locations_written),
+      static_cast<unsigned long long>(s.value.functions_written),
+      static_cast<unsigned long long>(s.value.strings_written));
 }
 
 void RunProfile() {

@@ -5,21 +5,20 @@
  * through pkg-config (consume_installed.cmake builds it against the shared
  * and the static library). STACKREC_EXPECTED_VERSION is what
  * `pkg-config --modversion stackrec` said. */
+#include <stackrec/stackrec.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <stackrec/stackrec.h>
 
 #define STR(literal) \
   { literal, sizeof(literal) - 1 }
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n",    \
-              __FILE__, __LINE__, #cond, stackrec_last_error());      \
-      return 1;                                                       \
-    }                                                                 \
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+              stackrec_last_error());                                                         \
+      return 1;                                                                               \
+    }                                                                                         \
   } while (0)
 
 /* Whether `needle` occurs in the `size` bytes at `haystack`. */
@@ -32,8 +31,7 @@ static int contains(const uint8_t *haystack, size_t size, const char *needle) {
 }
 
 int main(void) {
-  static const stackrec_value_type types[1] = {
-      {STR("cpu-samples"), STR("count")}};
+  static const stackrec_value_type types[1] = {{STR("cpu-samples"), STR("count")}};
   stackrec_profile_options opts;
   stackrec_serialize_options sopts;
   stackrec_recorder *recorder = NULL;
@@ -46,8 +44,8 @@ int main(void) {
   int i;
 
   /* The package, the header and the library are the same version. */
-  snprintf(version, sizeof(version), "%d.%d.%d", STACKREC_VERSION_MAJOR,
-           STACKREC_VERSION_MINOR, STACKREC_VERSION_PATCH);
+  snprintf(version, sizeof(version), "%d.%d.%d", STACKREC_VERSION_MAJOR, STACKREC_VERSION_MINOR,
+           STACKREC_VERSION_PATCH);
   CHECK(strcmp(version, STACKREC_EXPECTED_VERSION) == 0);
   CHECK(stackrec_version_number() == STACKREC_VERSION_NUMBER);
 
@@ -77,8 +75,7 @@ int main(void) {
   CHECK(stackrec_recorder_serialize(recorder, &sopts, &encoded) == STACKREC_OK);
   CHECK(contains(stackrec_encoded_data(encoded), stackrec_encoded_size(encoded),
                  "pkg_config_consumer_leaf"));
-  CHECK(contains(stackrec_encoded_data(encoded), stackrec_encoded_size(encoded),
-                 "cpu-samples"));
+  CHECK(contains(stackrec_encoded_data(encoded), stackrec_encoded_size(encoded), "cpu-samples"));
   CHECK(stackrec_encoded_start_ns(encoded) <= stackrec_encoded_end_ns(encoded));
   printf("pkg-config consumer: stackrec %s, %zu bytes of pprof\n", version,
          stackrec_encoded_size(encoded));

@@ -31,25 +31,23 @@ namespace {
 
 namespace pprof = perftools::profiles;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      std::fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__,     \
-                   __LINE__, #cond);                                  \
-      return false;                                                   \
-    }                                                                 \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      return false;                                                                 \
+    }                                                                               \
   } while (0)
 
 // The C API calls this test makes, bound directly or through dlsym, so that
 // the dlopen build has no link-time reference to libstackrec.so. A host that
 // binds symbols binds the _sized entry points and passes its structs' sizes,
 // as the header's inline functions do.
-#define STACKREC_TEST_API(X)                                               \
-  X(recorder_new_sized)                                                    \
-  X(recorder_record_sized) X(recorder_record_endpoint)                     \
-  X(recorder_serialize_sized)                                              \
-  X(recorder_free) X(encoded_data) X(encoded_size) X(encoded_free)         \
-  X(status_name) X(last_error)
+#define STACKREC_TEST_API(X)                                                               \
+  X(recorder_new_sized)                                                                    \
+  X(recorder_record_sized)                                                                 \
+  X(recorder_record_endpoint) X(recorder_serialize_sized) X(recorder_free) X(encoded_data) \
+      X(encoded_size) X(encoded_free) X(status_name) X(last_error)
 
 struct Api {
 #define STACKREC_TEST_FIELD(f) decltype(&stackrec_##f) f = nullptr;
@@ -65,7 +63,7 @@ bool Bind(Api* api, const char* path) {
     std::fprintf(stderr, "dlopen(%s): %s\n", path, dlerror());
     return false;
   }
-#define STACKREC_TEST_BIND(f)                                            \
+#define STACKREC_TEST_BIND(f)                                                  \
   api->f = reinterpret_cast<decltype(api->f)>(dlsym(library, "stackrec_" #f)); \
   CHECK(api->f != nullptr);
 #else
@@ -81,8 +79,7 @@ stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
 
 bool Ok(const Api& api, stackrec_status status, const char* call) {
   if (status == STACKREC_OK) return true;
-  std::fprintf(stderr, "%s: %s: %s\n", call, api.status_name(status),
-               api.last_error());
+  std::fprintf(stderr, "%s: %s: %s\n", call, api.status_name(status), api.last_error());
   return false;
 }
 
@@ -119,10 +116,9 @@ bool Run(const char* library_path) {
   if (!Bind(&api, library_path)) return false;
 
   // cpu-time and cpu-samples, with alloc-samples declared but disabled.
-  const stackrec_value_type types[] = {
-      {Str("cpu-time"), Str("nanoseconds")},
-      {Str("cpu-samples"), Str("count")},
-      {Str("alloc-samples"), Str("count")}};
+  const stackrec_value_type types[] = {{Str("cpu-time"), Str("nanoseconds")},
+                                       {Str("cpu-samples"), Str("count")},
+                                       {Str("alloc-samples"), Str("count")}};
   const bool enabled[] = {true, true, false};
   stackrec_profile_options opts{};
   opts.sample_types = types;
@@ -153,12 +149,12 @@ bool Run(const char* library_path) {
       cpu_total += values[0];
     }
   }
-  ok = ok && Ok(api,
-                api.recorder_record_endpoint(recorder, kSpan, Str("GET /users")),
+  ok = ok && Ok(api, api.recorder_record_endpoint(recorder, kSpan, Str("GET /users")),
                 "stackrec_recorder_record_endpoint");
   stackrec_encoded* encoded = nullptr;
-  ok = ok && Ok(api, api.recorder_serialize_sized(recorder, nullptr, &encoded,
-                                                  sizeof(stackrec_serialize_options)),
+  ok = ok && Ok(api,
+                api.recorder_serialize_sized(recorder, nullptr, &encoded,
+                                             sizeof(stackrec_serialize_options)),
                 "stackrec_recorder_serialize");
   std::string bytes;
   ok = ok && Gunzip(api.encoded_data(encoded), api.encoded_size(encoded), &bytes);
@@ -209,9 +205,10 @@ bool Run(const char* library_path) {
   // Still the host's one registration.
   CHECK(google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(
             "perftools.profiles.Profile") == host_descriptor);
-  std::printf("the host's profile.proto and stackrec coexist: %d samples, "
-              "cpu-time %lld ns, parsed by the host's classes\n",
-              profile.sample_size(), static_cast<long long>(cpu));
+  std::printf(
+      "the host's profile.proto and stackrec coexist: %d samples, "
+      "cpu-time %lld ns, parsed by the host's classes\n",
+      profile.sample_size(), static_cast<long long>(cpu));
   return true;
 }
 

@@ -16,8 +16,8 @@ int main(void) {
   char macros[64];
   int failures = 0;
 
-  snprintf(macros, sizeof(macros), "%d.%d.%d", STACKREC_VERSION_MAJOR,
-           STACKREC_VERSION_MINOR, STACKREC_VERSION_PATCH);
+  snprintf(macros, sizeof(macros), "%d.%d.%d", STACKREC_VERSION_MAJOR, STACKREC_VERSION_MINOR,
+           STACKREC_VERSION_PATCH);
   if (strcmp(macros, STACKREC_EXPECTED_VERSION) != 0) {
     fprintf(stderr, "header says %s, CMake's project version is %s\n", macros,
             STACKREC_EXPECTED_VERSION);
@@ -26,11 +26,10 @@ int main(void) {
   /* Two digits each for minor and patch, so the number orders as the
    * version does. */
   if (STACKREC_VERSION_MINOR > 99 || STACKREC_VERSION_PATCH > 99 ||
-      STACKREC_VERSION_NUMBER != STACKREC_VERSION_MAJOR * 10000 +
-                                     STACKREC_VERSION_MINOR * 100 +
-                                     STACKREC_VERSION_PATCH) {
-    fprintf(stderr, "STACKREC_VERSION_NUMBER %d does not encode %s\n",
-            STACKREC_VERSION_NUMBER, macros);
+      STACKREC_VERSION_NUMBER !=
+          STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + STACKREC_VERSION_PATCH) {
+    fprintf(stderr, "STACKREC_VERSION_NUMBER %d does not encode %s\n", STACKREC_VERSION_NUMBER,
+            macros);
     failures++;
   }
   if (stackrec_version_number() != STACKREC_VERSION_NUMBER) {

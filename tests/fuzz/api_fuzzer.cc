@@ -54,6 +54,9 @@
 //
 // Build and run (clang): see docs/testing.md, "Fuzzing". Replayed over
 // tests/fuzz/corpus by the fuzz_corpus_replay CTest with any compiler.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -67,9 +70,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 #include "profile.pb.h"
@@ -86,26 +86,72 @@ namespace {
 // ---- Calls per entry point ------------------------------------------------
 
 enum Entry {
-  kProfileNew, kProfileAdd, kProfileSetEndpoint, kProfileAddEndpointCount,
-  kProfileAddUpscalingRule, kProfileSerialize, kProfileReset, kProfileInternMapping,
-  kProfileInternFunction, kProfileInternLocation, kProfileInternStack, kProfileInternLabels,
-  kProfileAddIds, kProfileForgetIds, kRecorderNew, kRecorderRecord, kRecorderRecordEndpoint,
-  kRecorderAddEndpointCount, kRecorderAddUpscalingRule, kRecorderTrack, kRecorderUntrack,
-  kRecorderSerialize, kRecorderStats, kRecorderInternMapping, kRecorderInternFunction,
-  kRecorderInternLocation, kRecorderInternStack, kRecorderInternLabels, kRecorderRecordIds,
-  kRecorderForgetIds, kEncodedEndpointCount, kEncodedStats, kEntries
+  kProfileNew,
+  kProfileAdd,
+  kProfileSetEndpoint,
+  kProfileAddEndpointCount,
+  kProfileAddUpscalingRule,
+  kProfileSerialize,
+  kProfileReset,
+  kProfileInternMapping,
+  kProfileInternFunction,
+  kProfileInternLocation,
+  kProfileInternStack,
+  kProfileInternLabels,
+  kProfileAddIds,
+  kProfileForgetIds,
+  kRecorderNew,
+  kRecorderRecord,
+  kRecorderRecordEndpoint,
+  kRecorderAddEndpointCount,
+  kRecorderAddUpscalingRule,
+  kRecorderTrack,
+  kRecorderUntrack,
+  kRecorderSerialize,
+  kRecorderStats,
+  kRecorderInternMapping,
+  kRecorderInternFunction,
+  kRecorderInternLocation,
+  kRecorderInternStack,
+  kRecorderInternLabels,
+  kRecorderRecordIds,
+  kRecorderForgetIds,
+  kEncodedEndpointCount,
+  kEncodedStats,
+  kEntries
 };
-const char* const kEntryNames[kEntries] = {
-    "profile_new", "profile_add", "profile_set_endpoint", "profile_add_endpoint_count",
-    "profile_add_upscaling_rule", "profile_serialize", "profile_reset",
-    "profile_intern_mapping", "profile_intern_function", "profile_intern_location",
-    "profile_intern_stack", "profile_intern_labels", "profile_add_ids", "profile_forget_ids",
-    "recorder_new", "recorder_record", "recorder_record_endpoint",
-    "recorder_add_endpoint_count", "recorder_add_upscaling_rule", "recorder_track",
-    "recorder_untrack", "recorder_serialize", "recorder_stats", "recorder_intern_mapping",
-    "recorder_intern_function", "recorder_intern_location", "recorder_intern_stack",
-    "recorder_intern_labels", "recorder_record_ids", "recorder_forget_ids",
-    "encoded_endpoint_count", "encoded_stats"};
+const char* const kEntryNames[kEntries] = {"profile_new",
+                                           "profile_add",
+                                           "profile_set_endpoint",
+                                           "profile_add_endpoint_count",
+                                           "profile_add_upscaling_rule",
+                                           "profile_serialize",
+                                           "profile_reset",
+                                           "profile_intern_mapping",
+                                           "profile_intern_function",
+                                           "profile_intern_location",
+                                           "profile_intern_stack",
+                                           "profile_intern_labels",
+                                           "profile_add_ids",
+                                           "profile_forget_ids",
+                                           "recorder_new",
+                                           "recorder_record",
+                                           "recorder_record_endpoint",
+                                           "recorder_add_endpoint_count",
+                                           "recorder_add_upscaling_rule",
+                                           "recorder_track",
+                                           "recorder_untrack",
+                                           "recorder_serialize",
+                                           "recorder_stats",
+                                           "recorder_intern_mapping",
+                                           "recorder_intern_function",
+                                           "recorder_intern_location",
+                                           "recorder_intern_stack",
+                                           "recorder_intern_labels",
+                                           "recorder_record_ids",
+                                           "recorder_forget_ids",
+                                           "encoded_endpoint_count",
+                                           "encoded_stats"};
 
 // [entry][status], statuses past STACKREC_UNSUPPORTED in the last column;
 // and how many calls had a length replaced by an extreme.
@@ -122,8 +168,8 @@ stackrec_status Counted(Entry e, stackrec_status st) {
 
 void PrintStats(std::FILE* out) {
   std::fprintf(out, "executions %" PRIu64 "\n", g_executions);
-  std::fprintf(out, "%-28s %12s %12s %12s %6s %8s %6s %8s %6s %10s\n", "entry point", "calls",
-               "OK", "INVALID", "OOM", "LIMIT", "BUSY", "INTERNAL", "UNSUP", "len-mutated");
+  std::fprintf(out, "%-28s %12s %12s %12s %6s %8s %6s %8s %6s %10s\n", "entry point", "calls", "OK",
+               "INVALID", "OOM", "LIMIT", "BUSY", "INTERNAL", "UNSUP", "len-mutated");
   uint64_t total = 0;
   for (int e = 0; e < kEntries; ++e) {
     uint64_t calls = 0;
@@ -132,9 +178,8 @@ void PrintStats(std::FILE* out) {
     std::fprintf(out,
                  "%-28s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 " %8" PRIu64
                  " %6" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64 "\n",
-                 kEntryNames[e], calls, g_calls[e][0], g_calls[e][1], g_calls[e][2],
-                 g_calls[e][3], g_calls[e][4], g_calls[e][5], g_calls[e][6] + g_calls[e][7],
-                 g_mutated[e]);
+                 kEntryNames[e], calls, g_calls[e][0], g_calls[e][1], g_calls[e][2], g_calls[e][3],
+                 g_calls[e][4], g_calls[e][5], g_calls[e][6] + g_calls[e][7], g_mutated[e]);
   }
   std::fprintf(out, "%-28s %12" PRIu64 "\n", "all", total);
 }
@@ -167,9 +212,17 @@ class Input {
   // A short string: mostly from a pool (so that samples repeat and
   // aggregate), sometimes raw bytes, valid UTF-8 or not.
   std::string Str() {
-    static const char* const kPool[] = {"",        "main",   "f",      "g",
-                                        "Foo#bar", "π",      "a.rb",   "thread id",
-                                        "span",    "trace endpoint", "local root span id",
+    static const char* const kPool[] = {"",
+                                        "main",
+                                        "f",
+                                        "g",
+                                        "Foo#bar",
+                                        "π",
+                                        "a.rb",
+                                        "thread id",
+                                        "span",
+                                        "trace endpoint",
+                                        "local root span id",
                                         "end_timestamp_ns"};
     const uint8_t b = Byte();
     if (b < 0xC0) return kPool[b % (sizeof(kPool) / sizeof(kPool[0]))];
@@ -193,11 +246,20 @@ bool ValidUtf8(const std::string& s) {
     const auto c = static_cast<unsigned char>(s[i]);
     uint32_t cp;
     size_t len;
-    if (c < 0x80) { cp = c; len = 1; }
-    else if ((c >> 5) == 0x6) { cp = c & 0x1F; len = 2; }
-    else if ((c >> 4) == 0xE) { cp = c & 0x0F; len = 3; }
-    else if ((c >> 3) == 0x1E) { cp = c & 0x07; len = 4; }
-    else return false;
+    if (c < 0x80) {
+      cp = c;
+      len = 1;
+    } else if ((c >> 5) == 0x6) {
+      cp = c & 0x1F;
+      len = 2;
+    } else if ((c >> 4) == 0xE) {
+      cp = c & 0x0F;
+      len = 3;
+    } else if ((c >> 3) == 0x1E) {
+      cp = c & 0x07;
+      len = 4;
+    } else
+      return false;
     if (i + len > s.size()) return false;
     for (size_t k = 1; k < len; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + k]);
@@ -236,8 +298,8 @@ using Key = std::pair<std::vector<std::string>, std::vector<std::string>>;
 
 std::string FrameText(const std::string& name, const std::string& file, int64_t line,
                       uint64_t address, const std::string& map_file) {
-  return name + "\x1f" + file + "\x1f" + std::to_string(line) + "\x1f" +
-         std::to_string(address) + "\x1f" + map_file;
+  return name + "\x1f" + file + "\x1f" + std::to_string(line) + "\x1f" + std::to_string(address) +
+         "\x1f" + map_file;
 }
 
 // A label as text that no other label shares: the key's length first (keys
@@ -365,8 +427,8 @@ struct RulesModel {
       }
     }
     if (r.kind == 0 && r.total_sampled == 0) return STACKREC_INVALID_ARGUMENT;
-    if (r.kind == 1 && (!usable(r.sum_offset) || !usable(r.count_offset) ||
-                        r.sampling_distance == 0)) {
+    if (r.kind == 1 &&
+        (!usable(r.sum_offset) || !usable(r.count_offset) || r.sampling_distance == 0)) {
       return STACKREC_INVALID_ARGUMENT;
     }
     if (r.key.empty() && (!r.str.empty() || r.num != 0)) return STACKREC_INVALID_ARGUMENT;
@@ -375,8 +437,7 @@ struct RulesModel {
     for (const RuleIn& other : rules) {
       if (!CanMatchOneSample(r, other)) continue;
       for (size_t offset : r.offsets) {
-        if (std::find(other.offsets.begin(), other.offsets.end(), offset) !=
-            other.offsets.end()) {
+        if (std::find(other.offsets.begin(), other.offsets.end(), offset) != other.offsets.end()) {
           return STACKREC_INVALID_ARGUMENT;
         }
       }
@@ -393,8 +454,8 @@ struct RulesModel {
   }
 
   // The values of one output sample (one per enabled type) as written.
-  std::vector<int64_t> Apply(const std::vector<int64_t>& values,
-                             const std::vector<LabelIn>& labels, const OptionsIn& o) const {
+  std::vector<int64_t> Apply(const std::vector<int64_t>& values, const std::vector<LabelIn>& labels,
+                             const OptionsIn& o) const {
     if (rules.empty()) return values;
     std::vector<int> stored(o.types.size(), -1);
     int n = 0;
@@ -496,8 +557,8 @@ struct Model {
   // tests/inline_frames_test.cc), so that the output's lines pin the input.
   static bool Ambiguous(const std::vector<Frame>& frames) {
     for (size_t i = 0; i < frames.size(); ++i) {
-      if (frames[i].inlined && (!frames[i].has_function() ||
-                                (i + 1 < frames.size() && !frames[i + 1].has_function()))) {
+      if (frames[i].inlined &&
+          (!frames[i].has_function() || (i + 1 < frames.size() && !frames[i + 1].has_function()))) {
         return true;
       }
     }
@@ -548,7 +609,8 @@ struct Model {
     labels_of.emplace(key.second, s.labels);
     auto [it, inserted] = aggregated.emplace(key, values);
     if (!inserted) {
-      for (size_t i = 0; i < values.size(); ++i) it->second[i] = SaturatingAdd(it->second[i], values[i]);
+      for (size_t i = 0; i < values.size(); ++i)
+        it->second[i] = SaturatingAdd(it->second[i], values[i]);
     }
   }
 
@@ -675,7 +737,8 @@ void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
     }
   }
   for (const auto& m : d.mapping_table()) {
-    if (!in_range(m.filename_strindex(), strings)) Fail("OTLP: a mapping's filename is out of range");
+    if (!in_range(m.filename_strindex(), strings))
+      Fail("OTLP: a mapping's filename is out of range");
     for (int32_t a : m.attribute_indices()) {
       if (!in_range(a, d.attribute_table_size())) Fail("OTLP: a mapping attribute is out of range");
     }
@@ -715,9 +778,11 @@ void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
     // Sums modulo 2^64: both formats write the same int64 values.
     uint64_t otlp_sum = 0, pprof_sum = 0;
     for (const auto& s : prof.samples()) {
-      if (!in_range(s.stack_index(), d.stack_table_size())) Fail("OTLP: a sample's stack is out of range");
+      if (!in_range(s.stack_index(), d.stack_table_size()))
+        Fail("OTLP: a sample's stack is out of range");
       for (int32_t a : s.attribute_indices()) {
-        if (!in_range(a, d.attribute_table_size())) Fail("OTLP: a sample attribute is out of range");
+        if (!in_range(a, d.attribute_table_size()))
+          Fail("OTLP: a sample attribute is out of range");
       }
       if (s.timestamps_unix_nano_size() != 0 && s.timestamps_unix_nano_size() != s.values_size()) {
         Fail("OTLP: a sample's timestamps and values differ in count");
@@ -747,7 +812,8 @@ void CheckOutput(const stackrec_encoded* e, const Model& m,
     return table[static_cast<int>(i)];
   };
   if (table.empty() || !table[0].empty()) Fail("string_table[0] is not empty");
-  if (stackrec_encoded_start_ns(e) > stackrec_encoded_end_ns(e)) Fail("the interval ends before it starts");
+  if (stackrec_encoded_start_ns(e) > stackrec_encoded_end_ns(e))
+    Fail("the interval ends before it starts");
   stackrec_encode_stats stats{};
   if (Counted(kEncodedStats, stackrec_encoded_stats(e, &stats)) != STACKREC_OK) {
     Fail("encoded_stats failed");
@@ -766,8 +832,8 @@ void CheckOutput(const stackrec_encoded* e, const Model& m,
   std::vector<std::pair<std::string, std::string>> got_types;
   for (const auto& t : p.sample_type()) got_types.emplace_back(str(t.type()), str(t.unit()));
   if (got_types != types) Fail("sample_type differs from the options");
-  if (str(p.period_type().type()) != o.period_type || str(p.period_type().unit()) != o.period_unit ||
-      p.period() != o.period) {
+  if (str(p.period_type().type()) != o.period_type ||
+      str(p.period_type().unit()) != o.period_unit || p.period() != o.period) {
     Fail("period_type / period differ from the options");
   }
   if (str(p.default_sample_type()) != o.default_sample_type) Fail("default_sample_type differs");
@@ -902,7 +968,7 @@ struct LengthField {
   size_t limit;
   size_t element_size;
   std::function<void(const void*, size_t)> set;  // the pointer and length in the C struct
-  std::function<void()> empty_model;              // what {NULL, 0} means to the model
+  std::function<void()> empty_model;             // what {NULL, 0} means to the model
 };
 
 // A replacement asked for by the input, taken by the next call that can
@@ -974,8 +1040,8 @@ void AddStringField(std::vector<LengthField>* fields, std::string name, stackrec
 }
 
 template <typename T, typename ModelVector>
-void AddArrayField(std::vector<LengthField>* fields, std::string name, const T** ptr,
-                   size_t* len, size_t limit, ModelVector* model) {
+void AddArrayField(std::vector<LengthField>* fields, std::string name, const T** ptr, size_t* len,
+                   size_t limit, ModelVector* model) {
   fields->push_back({std::move(name) + "_len", false, limit, sizeof(T),
                      [ptr, len](const void* p, size_t n) {
                        *ptr = static_cast<const T*>(p);
@@ -1082,8 +1148,8 @@ std::vector<Frame> ReadFrames(Input& in) {
   // moved to its address and mapping, so that the run is valid.
   for (size_t i = 0; i < frames.size(); ++i) {
     Frame& f = frames[i];
-    f.inlined = f.inlined && f.has_function() &&
-                (i + 1 == frames.size() || frames[i + 1].has_function());
+    f.inlined =
+        f.inlined && f.has_function() && (i + 1 == frames.size() || frames[i + 1].has_function());
     if (f.inlined && i + 1 < frames.size() && !keep_apart[i]) {
       frames[i + 1].address = f.address;
       frames[i + 1].map_file = f.map_file;
@@ -1230,8 +1296,8 @@ void InternStack(const IdCalls& calls, std::vector<Frame> frames, DictModel* dic
       if (loc.mapping_id == 0) return;
     }
     if (f.has_function()) {
-      stackrec_function fn{{f.name.data(), f.name.size()}, {nullptr, 0},
-                           {f.file.data(), f.file.size()}, 0};
+      stackrec_function fn{
+          {f.name.data(), f.name.size()}, {nullptr, 0}, {f.file.data(), f.file.size()}, 0};
       const bool rest_valid = ValidUtf8(f.name) && ValidUtf8(f.file);
       std::vector<LengthField> fields;
       static std::string unused;
@@ -1283,8 +1349,8 @@ void InternStack(const IdCalls& calls, std::vector<Frame> frames, DictModel* dic
 // (`by_labels_id`) by a label-set id interned for it: mostly ids the model
 // knows, sometimes stale or never-issued ones. A pending length
 // replacement goes to intern_labels when there is one, else to the add.
-void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations,
-             bool by_labels_id, DictModel* dict_model, Model* model, LengthMutation* mutation) {
+void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations, bool by_labels_id,
+             DictModel* dict_model, Model* model, LengthMutation* mutation) {
   const DictModel& dict = *dict_model;
   SampleIn s;
   bool stack_ids_valid = true, labels_id_valid = true;
@@ -1361,8 +1427,8 @@ void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations,
   std::vector<LengthField> fields;
   std::vector<uint32_t> emptied_ids;  // location_ids emptied: the stack then is stack_id's
   if (mutation->pending) {
-    AddArrayField(&fields, "sample.location_ids", &sample.location_ids,
-                  &sample.location_ids_len, STACKREC_MAX_STACK_LEN, &emptied_ids);
+    AddArrayField(&fields, "sample.location_ids", &sample.location_ids, &sample.location_ids_len,
+                  STACKREC_MAX_STACK_LEN, &emptied_ids);
     AddArrayField(&fields, "sample.values", &sample.values, &sample.values_len,
                   STACKREC_MAX_ARRAY_LEN, &s.values);
     if (!by_labels_id) {
@@ -1469,8 +1535,8 @@ void Track(stackrec_recorder* recorder, Input& in, size_t types, const Model& mo
     return valid;
   };
   const bool rest_valid = verdict();
-  const Replaced r =
-      Replace(mutation, kRecorderTrack, mutation->pending ? c.Fields(&s) : std::vector<LengthField>{});
+  const Replaced r = Replace(mutation, kRecorderTrack,
+                             mutation->pending ? c.Fields(&s) : std::vector<LengthField>{});
   if (r.kind == Replaced::kEmptied && Model::Ambiguous(s.frames)) return;
   const stackrec_status st =
       Counted(kRecorderTrack, stackrec_recorder_track(recorder, object, &c.sample));
@@ -1480,12 +1546,14 @@ void Track(stackrec_recorder* recorder, Input& in, size_t types, const Model& mo
   }
   const bool valid = verdict();
   const bool full = heap->tracked.count(object) == 0 && heap->tracked.size() >= heap->max_objects;
-  const stackrec_status expected =
-      !valid ? STACKREC_INVALID_ARGUMENT : full ? STACKREC_LIMIT_EXCEEDED : STACKREC_OK;
+  const stackrec_status expected = !valid ? STACKREC_INVALID_ARGUMENT
+                                   : full ? STACKREC_LIMIT_EXCEEDED
+                                          : STACKREC_OK;
   if (st != expected) Fail("track: status disagrees with the model");
   if (st != STACKREC_OK) return;  // refused: a tracked object of that id stays
   bool small = true;
-  for (size_t i = 0; i < s.values.size(); ++i) small = small && s.values[i] >= 0 && s.values[i] < 256;
+  for (size_t i = 0; i < s.values.size(); ++i)
+    small = small && s.values[i] >= 0 && s.values[i] < 256;
   if (!small) {
     // Valid, but large values would let the model's sums and the
     // recorder's saturating running sums part: untracked again at once.
@@ -1507,9 +1575,16 @@ RuleIn ReadRule(Input& in) {
   for (size_t n = in.Byte() % 3; n > 0; --n) r.offsets.push_back(in.Byte() % 5);
   const uint8_t label = in.Byte();
   switch (label % 4) {
-    case 0: break;  // every sample
-    case 1: r.key = in.Str(); r.str = in.Str(); break;
-    case 2: r.key = in.Str(); r.num = in.Byte() % 5; break;
+    case 0:
+      break;  // every sample
+    case 1:
+      r.key = in.Str();
+      r.str = in.Str();
+      break;
+    case 2:
+      r.key = in.Str();
+      r.num = in.Byte() % 5;
+      break;
     default:  // a value without a key, or a string and a number
       r.key = label >= 0x80 ? in.Str() : "";
       r.str = in.Str();
@@ -1526,8 +1601,8 @@ RuleIn ReadRule(Input& in) {
   return r;
 }
 
-void AddRule(stackrec_profile* profile, stackrec_recorder* recorder, Input& in,
-             const OptionsIn& o, RulesModel* rules, LengthMutation* mutation) {
+void AddRule(stackrec_profile* profile, stackrec_recorder* recorder, Input& in, const OptionsIn& o,
+             RulesModel* rules, LengthMutation* mutation) {
   RuleIn r = ReadRule(in);
   stackrec_upscaling_rule c{};
   int kind = r.kind;
@@ -1576,12 +1651,10 @@ void Endpoint(stackrec_profile* profile, stackrec_recorder* recorder, bool count
   const uint8_t v = in.Byte();
   const int64_t value = v >= 0xF0 ? static_cast<int64_t>(in.U64()) : static_cast<int64_t>(v) - 8;
   stackrec_str e{endpoint.data(), endpoint.size()};
-  const Entry entry = count ? (profile != nullptr ? kProfileAddEndpointCount
-                                                  : kRecorderAddEndpointCount)
-                            : (profile != nullptr ? kProfileSetEndpoint : kRecorderRecordEndpoint);
-  auto verdict = [&] {
-    return (count || span != 0) && !endpoint.empty() && ValidUtf8(endpoint);
-  };
+  const Entry entry =
+      count ? (profile != nullptr ? kProfileAddEndpointCount : kRecorderAddEndpointCount)
+            : (profile != nullptr ? kProfileSetEndpoint : kRecorderRecordEndpoint);
+  auto verdict = [&] { return (count || span != 0) && !endpoint.empty() && ValidUtf8(endpoint); };
   const bool rest_valid = verdict();
   std::vector<LengthField> fields;
   if (mutation->pending) AddStringField(&fields, "endpoint", &e, &endpoint);
@@ -1617,7 +1690,8 @@ OptionsIn ReadOptions(Input& in, uint8_t* flags) {
   const size_t types = 1 + in.Byte() % 4;
   *flags = in.Byte();
   static const char* const kNames[] = {"cpu-time", "cpu-samples", "wall-time", "alloc-samples"};
-  for (size_t i = 0; i < types; ++i) o.types.push_back({kNames[i], "count", (*flags >> i & 1) == 0});
+  for (size_t i = 0; i < types; ++i)
+    o.types.push_back({kNames[i], "count", (*flags >> i & 1) == 0});
   // Bits 7 and 6: live-heap tracking of the last type, and of the first.
   if (*flags & 0x80) o.live_types.push_back(types - 1);
   if ((*flags & 0x40) && types > 1) o.live_types.push_back(0);
@@ -1639,8 +1713,10 @@ OptionsIn ReadOptions(Input& in, uint8_t* flags) {
     static const size_t kMemory[] = {0, size_t{1} << 28, SIZE_MAX};
     o.max_memory_bytes = kMemory[in.Byte() % 3];
     const uint8_t out = in.Byte();
-    o.max_output_bytes = out % 4 == 0 ? 0 : out % 4 == 1 ? SIZE_MAX : out % 4 == 2 ? size_t{1} << 20
-                                                                                    : out * 4u;
+    o.max_output_bytes = out % 4 == 0   ? 0
+                         : out % 4 == 1 ? SIZE_MAX
+                         : out % 4 == 2 ? size_t{1} << 20
+                                        : out * 4u;
   }
   if (more & 8) {
     const uint8_t d = in.Byte();
@@ -1721,8 +1797,8 @@ struct COptions {
     }
     AddStringField(&fields, "opts.drop_frames", &opts.drop_frames, &o->drop_frames);
     AddStringField(&fields, "opts.keep_frames", &opts.keep_frames, &o->keep_frames);
-    AddArrayField(&fields, "opts.live_heap_types", &opts.live_heap_types,
-                  &opts.live_heap_types_len, STACKREC_MAX_ARRAY_LEN, &o->live_types);
+    AddArrayField(&fields, "opts.live_heap_types", &opts.live_heap_types, &opts.live_heap_types_len,
+                  STACKREC_MAX_ARRAY_LEN, &o->live_types);
     return fields;
   }
 };
@@ -1745,8 +1821,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flags & 0x10) mutation = {true, in.Byte(), in.Byte()};
   COptions c(o);
   const bool rest_valid_profile = o.Valid(false), rest_valid_recorder = o.Valid(true);
-  const Replaced r = Replace(&mutation, kProfileNew,
-                             mutation.pending ? c.Fields(&o) : std::vector<LengthField>{});
+  const Replaced r =
+      Replace(&mutation, kProfileNew, mutation.pending ? c.Fields(&o) : std::vector<LengthField>{});
   // The output cap, when small, goes to the profile only (see CheckOutput).
   const bool small_output = o.max_output_bytes != 0 && o.max_output_bytes < (size_t{1} << 20);
   stackrec_profile_options recorder_opts = c.opts;
@@ -1795,12 +1871,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       DictModel& dict = on_profile ? profile_dict : recorder_dict;
       Model& m = on_profile ? profile_model : recorder_model;
       switch (code % 8) {
-        case 0: case 4: InternStack(calls, ReadFrames(in), &dict, &mutation); break;
-        case 1: AddById(calls, in, types, false, false, &dict, &m, &mutation); break;
-        case 5: AddById(calls, in, types, false, true, &dict, &m, &mutation); break;
-        case 2: AddById(calls, in, types, true, false, &dict, &m, &mutation); break;
-        case 3: Forget(calls, &dict); break;
-        case 6: Track(recorder, in, types, recorder_model, &heap, &mutation); break;
+        case 0:
+        case 4:
+          InternStack(calls, ReadFrames(in), &dict, &mutation);
+          break;
+        case 1:
+          AddById(calls, in, types, false, false, &dict, &m, &mutation);
+          break;
+        case 5:
+          AddById(calls, in, types, false, true, &dict, &m, &mutation);
+          break;
+        case 2:
+          AddById(calls, in, types, true, false, &dict, &m, &mutation);
+          break;
+        case 3:
+          Forget(calls, &dict);
+          break;
+        case 6:
+          Track(recorder, in, types, recorder_model, &heap, &mutation);
+          break;
         default: {  // untrack: OK whether or not the object is tracked
           const uint64_t object = in.Byte() % 8;
           if (Counted(kRecorderUntrack, stackrec_recorder_untrack(recorder, object)) !=
@@ -1816,11 +1905,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (code >= 0xD0) {  // rules, endpoint counts, mappings, stats, length extremes
       const uint8_t sub = code & 15;
       switch (sub) {
-        case 0: AddRule(profile, nullptr, in, o, &profile_rules, &mutation); break;
-        case 1: AddRule(nullptr, recorder, in, o, &recorder_rules, &mutation); break;
-        case 2: Endpoint(profile, nullptr, true, in, &profile_model, &mutation); break;
-        case 3: Endpoint(nullptr, recorder, true, in, &recorder_model, &mutation); break;
-        case 4: case 5: {
+        case 0:
+          AddRule(profile, nullptr, in, o, &profile_rules, &mutation);
+          break;
+        case 1:
+          AddRule(nullptr, recorder, in, o, &recorder_rules, &mutation);
+          break;
+        case 2:
+          Endpoint(profile, nullptr, true, in, &profile_model, &mutation);
+          break;
+        case 3:
+          Endpoint(nullptr, recorder, true, in, &recorder_model, &mutation);
+          break;
+        case 4:
+        case 5: {
           std::string filename = in.Str(), build_id = in.Str();
           const uint64_t start = in.Byte() % 2;
           InternMapping(sub == 4 ? profile_calls : recorder_calls, filename, build_id, start,
@@ -1889,7 +1987,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                           : STACKREC_COMPRESSION_NONE;
       stackrec_encoded* e = nullptr;
       if (op == 2) {
-        const stackrec_status st = Counted(kProfileSerialize, stackrec_profile_serialize(profile, &so, &e));
+        const stackrec_status st =
+            Counted(kProfileSerialize, stackrec_profile_serialize(profile, &so, &e));
         if (st == STACKREC_LIMIT_EXCEEDED && small_output) continue;
         if (st != STACKREC_OK) Fail("serialize failed");
         if (small_output && stackrec_encoded_size(e) > o.max_output_bytes) {

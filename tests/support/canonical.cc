@@ -22,10 +22,10 @@ std::string MappingText(const Profile& p, uint64_t id) {
   if (id == 0) return "-";
   for (const auto& m : p.mapping()) {
     if (m.id() != id) continue;
-    return Hex(m.memory_start()) + "-" + Hex(m.memory_limit()) + "@" + Hex(m.file_offset()) +
-           " " + Str(p, m.filename()) + " " + Str(p, m.build_id()) +
-           (m.has_functions() ? " F" : "") + (m.has_filenames() ? " N" : "") +
-           (m.has_line_numbers() ? " L" : "") + (m.has_inline_frames() ? " I" : "");
+    return Hex(m.memory_start()) + "-" + Hex(m.memory_limit()) + "@" + Hex(m.file_offset()) + " " +
+           Str(p, m.filename()) + " " + Str(p, m.build_id()) + (m.has_functions() ? " F" : "") +
+           (m.has_filenames() ? " N" : "") + (m.has_line_numbers() ? " L" : "") +
+           (m.has_inline_frames() ? " I" : "");
   }
   FAIL("no mapping " << id);
   return "";
@@ -34,8 +34,8 @@ std::string MappingText(const Profile& p, uint64_t id) {
 std::string FunctionText(const Profile& p, uint64_t id) {
   for (const auto& f : p.function()) {
     if (f.id() != id) continue;
-    return Str(p, f.name()) + "/" + Str(p, f.system_name()) + "/" + Str(p, f.filename()) +
-           "/" + std::to_string(f.start_line());
+    return Str(p, f.name()) + "/" + Str(p, f.system_name()) + "/" + Str(p, f.filename()) + "/" +
+           std::to_string(f.start_line());
   }
   FAIL("no function " << id);
   return "";
@@ -75,12 +75,11 @@ Strings Canonical(const Profile& p) {
   for (const std::string& t : SampleTypes(p)) header += " " + t;
   header += " period " + Str(p, p.period_type().type()) + "/" + Str(p, p.period_type().unit()) +
             " " + std::to_string(p.period()) + " default " + Str(p, p.default_sample_type());
-  Strings out = {header,
-                 "tables: " + std::to_string(p.location_size()) + " locations, " +
-                     std::to_string(p.function_size()) + " functions, " +
-                     std::to_string(p.mapping_size()) + " mappings, " +
-                     std::to_string(p.string_table_size()) + " strings, " +
-                     std::to_string(p.sample_size()) + " samples"};
+  Strings out = {header, "tables: " + std::to_string(p.location_size()) + " locations, " +
+                             std::to_string(p.function_size()) + " functions, " +
+                             std::to_string(p.mapping_size()) + " mappings, " +
+                             std::to_string(p.string_table_size()) + " strings, " +
+                             std::to_string(p.sample_size()) + " samples"};
   out.insert(out.end(), samples.begin(), samples.end());
   return out;
 }

@@ -69,9 +69,13 @@ bool Unzstd(const std::string& in, std::string* out) {
 bool DecompressAny(const std::string& in, std::string* out) {
   out->clear();
   switch (DetectFormat(in)) {
-    case Format::kGzip: return Gunzip(in, out);
-    case Format::kZstd: return Unzstd(in, out);
-    case Format::kNone: *out = in; return true;
+    case Format::kGzip:
+      return Gunzip(in, out);
+    case Format::kZstd:
+      return Unzstd(in, out);
+    case Format::kNone:
+      *out = in;
+      return true;
   }
   return false;
 }

@@ -106,8 +106,7 @@ void WalkStruct(const HeaderDecls& decls, const std::string& type, const std::st
 // An array `path` of `element`s, reached by `base`'s steps, and what its
 // element 0 holds (`into_element` is `base` with the step into it).
 void AddArray(const HeaderDecls& decls, const std::string& path, const std::string& element,
-              LengthField array, const LengthField& into_element,
-              std::vector<LengthField>* out) {
+              LengthField array, const LengthField& into_element, std::vector<LengthField>* out) {
   array.path = path;
   array.kind = LengthKind::kArray;
   array.element_type = element;
@@ -160,15 +159,16 @@ HeaderDecls ParseHeader(const std::string& text) {
   for (size_t at = code.find(kStruct); at != std::string::npos; at = code.find(kStruct, at + 1)) {
     const size_t name_start = at + kStruct.size();
     size_t name_end = name_start;
-    while (name_end < code.size() && (std::isalnum(static_cast<unsigned char>(code[name_end])) ||
-                                      code[name_end] == '_')) {
+    while (name_end < code.size() &&
+           (std::isalnum(static_cast<unsigned char>(code[name_end])) || code[name_end] == '_')) {
       ++name_end;
     }
     const size_t open = code.find_first_not_of(" \t\n", name_end);
     if (open == std::string::npos || code[open] != '{') continue;  // an opaque handle
     const size_t close = code.find('}', open);
     if (close == std::string::npos) throw std::runtime_error("unclosed struct in the header");
-    std::vector<Declaration>& members = decls.structs[code.substr(name_start, name_end - name_start)];
+    std::vector<Declaration>& members =
+        decls.structs[code.substr(name_start, name_end - name_start)];
     for (const std::string& statement : Split(code.substr(open + 1, close - open - 1), ';')) {
       const std::vector<std::string> declarators = Split(statement, ',');
       const Declaration first = ParseDeclarator(declarators[0], nullptr);
@@ -193,7 +193,8 @@ HeaderDecls ParseHeader(const std::string& text) {
                                code[name_start - 1] == '_')) {
       --name_start;
     }
-    std::vector<Declaration>& params = decls.functions[code.substr(name_start, name_end - name_start)];
+    std::vector<Declaration>& params =
+        decls.functions[code.substr(name_start, name_end - name_start)];
     for (const std::string& param : Split(code.substr(open + 1, close - open - 1), ',')) {
       const Declaration d = ParseDeclarator(param, nullptr);
       if (!(d.name == "void" && d.type.empty())) params.push_back(d);

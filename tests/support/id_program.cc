@@ -11,10 +11,10 @@ Ids InternAll(Target& t, const Program& prog) {
   for (const auto& m : prog.mappings) ids.mappings.push_back(Intern(t, m));
   for (const auto& f : prog.functions) ids.functions.push_back(Intern(t, f));
   for (const FrameSpec& f : prog.frames) {
-    ids.locations.push_back(Intern(
-        t, Loc(f.mapping >= 0 ? ids.mappings[static_cast<size_t>(f.mapping)] : 0,
-               f.function >= 0 ? ids.functions[static_cast<size_t>(f.function)] : 0, f.address,
-               f.line, f.inlined)));
+    ids.locations.push_back(
+        Intern(t, Loc(f.mapping >= 0 ? ids.mappings[static_cast<size_t>(f.mapping)] : 0,
+                      f.function >= 0 ? ids.functions[static_cast<size_t>(f.function)] : 0,
+                      f.address, f.line, f.inlined)));
   }
   for (size_t s = 0; s < prog.stacks.size(); ++s) {
     ids.stacks.push_back(Intern(t, ids.LocationIds(prog, static_cast<int>(s))));
@@ -38,15 +38,15 @@ const Program& FullProgram() {
                        Fn("Kernel#require", "<internal:kernel>"),
                        Fn("memcpy")};
     prog->frames = {
-        {0, 2, 0x401010, 88, true},          // 0: push_back, inlined into
-        {0, 1, 0x401010, 120, true},         // 1: Append, inlined into
-        {0, 0, 0x401010, 42, false},         // 2: Handle
-        {0, 3, 0x402000, 7, false},          // 3: main
-        {1, -1, 0x7f0000001234, 0, false},   // 4: address only
-        {-1, 4, 0, 15, false},               // 5: Foo#bar:15
-        {-1, 5, 0, 0, false},                // 6: Kernel#require
-        {1, 6, 0x7f0000002000, 0, false},    // 7: memcpy
-        {-1, 4, 0, 16, false},               // 8: Foo#bar:16
+        {0, 2, 0x401010, 88, true},         // 0: push_back, inlined into
+        {0, 1, 0x401010, 120, true},        // 1: Append, inlined into
+        {0, 0, 0x401010, 42, false},        // 2: Handle
+        {0, 3, 0x402000, 7, false},         // 3: main
+        {1, -1, 0x7f0000001234, 0, false},  // 4: address only
+        {-1, 4, 0, 15, false},              // 5: Foo#bar:15
+        {-1, 5, 0, 0, false},               // 6: Kernel#require
+        {1, 6, 0x7f0000002000, 0, false},   // 7: memcpy
+        {-1, 4, 0, 16, false},              // 8: Foo#bar:16
     };
     prog->stacks = {{0, 1, 2, 3}, {4, 2, 3}, {5, 8, 6}, {7, 5, 6}, {2, 3}, {}, {8, 5, 6}};
     return prog;
@@ -131,8 +131,7 @@ void Record(Target& t, const Program& prog, const Ids& ids, const SampleSpec& s,
     sample.timestamp_ns = s.timestamp_ns;
     st = t.AddIds(&sample);
   }
-  INFO("stack " << s.stack << " via " << static_cast<int>(via) << ": "
-                << stackrec_last_error());
+  INFO("stack " << s.stack << " via " << static_cast<int>(via) << ": " << stackrec_last_error());
   REQUIRE(st == STACKREC_OK);
 }
 

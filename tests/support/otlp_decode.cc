@@ -58,8 +58,7 @@ OtlpRequest DecodeOtlp(const std::string& bytes) {
   return r;
 }
 
-std::vector<std::string> KeyValueStrings(
-    const google::protobuf::RepeatedPtrField<KeyValue>& kvs) {
+std::vector<std::string> KeyValueStrings(const google::protobuf::RepeatedPtrField<KeyValue>& kvs) {
   std::vector<std::string> out;
   for (const KeyValue& kv : kvs) {
     REQUIRE(kv.key_strindex() == 0);  // key inline, never both
@@ -163,8 +162,9 @@ void CheckOtlpInvariants(const OtlpRequest& r) {
                s.attribute_indices().end();
       bad_samples += ok ? 0 : 1;
     }
-    INFO("samples with a link, no value, values and timestamps of different counts, "
-         "attribute 0 or a key twice");
+    INFO(
+        "samples with a link, no value, values and timestamps of different counts, "
+        "attribute 0 or a key twice");
     CHECK(bad_samples == 0);
   }
   CHECK(out_of_range == 0);
@@ -291,7 +291,8 @@ Profile OtlpToPprof(const OtlpRequest& r) {
             sample_of.emplace(std::move(id), static_cast<size_t>(out.sample_size()));
         if (inserted) {
           auto* g = out.add_sample();
-          for (int32_t loc : At(d.stack_table(), s.stack_index(), "stack_table").location_indices()) {
+          for (int32_t loc :
+               At(d.stack_table(), s.stack_index(), "stack_table").location_indices()) {
             At(d.location_table(), loc, "location_table");
             g->add_location_id(static_cast<uint64_t>(loc));
           }
@@ -328,8 +329,7 @@ Profile OtlpToPprof(const OtlpRequest& r) {
     CHECK(p.period() == first.period());
     CHECK(p.period_type().SerializeAsString() == first.period_type().SerializeAsString());
     CHECK(std::vector<int32_t>(p.attribute_indices().begin(), p.attribute_indices().end()) ==
-          std::vector<int32_t>(first.attribute_indices().begin(),
-                               first.attribute_indices().end()));
+          std::vector<int32_t>(first.attribute_indices().begin(), first.attribute_indices().end()));
   }
   out.set_time_nanos(static_cast<int64_t>(first.time_unix_nano()));
   out.set_duration_nanos(static_cast<int64_t>(first.duration_nano()));

@@ -19,8 +19,8 @@
 namespace stackrec_test {
 
 namespace otlp = opentelemetry::proto::profiles::v1development;
-using OtlpRequest = opentelemetry::proto::collector::profiles::v1development::
-    ExportProfilesServiceRequest;
+using OtlpRequest =
+    opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest;
 
 // Decompresses and parses; fails the current test unless the bytes are a
 // complete request with no field our copy of the schema lacks.

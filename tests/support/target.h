@@ -56,9 +56,8 @@ class Target {
                                    : stackrec_recorder_intern_stack(recorder(), ids, len, id);
   }
   stackrec_status InternLabels(const stackrec_label* labels, size_t len, uint32_t* id) {
-    return kind_ == Kind::kProfile
-               ? stackrec_profile_intern_labels(profile(), labels, len, id)
-               : stackrec_recorder_intern_labels(recorder(), labels, len, id);
+    return kind_ == Kind::kProfile ? stackrec_profile_intern_labels(profile(), labels, len, id)
+                                   : stackrec_recorder_intern_labels(recorder(), labels, len, id);
   }
   stackrec_status AddIds(const stackrec_id_sample* s) {
     return kind_ == Kind::kProfile ? stackrec_profile_add_ids(profile(), s)
@@ -73,9 +72,8 @@ class Target {
                                    : stackrec_recorder_forget_ids(recorder());
   }
   stackrec_status SetEndpoint(uint64_t span, stackrec_str endpoint) {
-    return kind_ == Kind::kProfile
-               ? stackrec_profile_set_endpoint(profile(), span, endpoint)
-               : stackrec_recorder_record_endpoint(recorder(), span, endpoint);
+    return kind_ == Kind::kProfile ? stackrec_profile_set_endpoint(profile(), span, endpoint)
+                                   : stackrec_recorder_record_endpoint(recorder(), span, endpoint);
   }
 
   // What was recorded since the last Take: a profile is serialized and

@@ -52,8 +52,8 @@ stackrec_str SampleBuilder::Keep(stackrec_str s) {
   return Keep(std::string(s.ptr, s.len));
 }
 
-SampleBuilder& SampleBuilder::Frame(const std::string& name,
-                                    const std::string& file, int64_t line) {
+SampleBuilder& SampleBuilder::Frame(const std::string& name, const std::string& file,
+                                    int64_t line) {
   stackrec_location loc{};
   loc.function.name = Keep(name);
   loc.function.filename = Keep(file);

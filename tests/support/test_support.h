@@ -29,9 +29,7 @@ using ProfilePtr = std::unique_ptr<stackrec_profile, ProfileDeleter>;
 using EncodedPtr = std::unique_ptr<stackrec_encoded, EncodedDeleter>;
 using RecorderPtr = std::unique_ptr<stackrec_recorder, RecorderDeleter>;
 
-inline stackrec_str S(const char* s) {
-  return stackrec_str{s, std::char_traits<char>::length(s)};
-}
+inline stackrec_str S(const char* s) { return stackrec_str{s, std::char_traits<char>::length(s)}; }
 inline stackrec_str S(const std::string& s) { return stackrec_str{s.data(), s.size()}; }
 
 // The sample types most tests use: cpu-time/nanoseconds, cpu-samples/count,
@@ -51,14 +49,12 @@ RecorderPtr NewRecorder(const stackrec_profile_options& opts);
 class SampleBuilder {
  public:
   // A frame with a function name, a file and a line; mapping and address 0.
-  SampleBuilder& Frame(const std::string& name, const std::string& file = "",
-                       int64_t line = 0);
+  SampleBuilder& Frame(const std::string& name, const std::string& file = "", int64_t line = 0);
   // A full location (strings are copied into the builder).
   SampleBuilder& Location(const stackrec_location& loc);
   SampleBuilder& Values(std::vector<int64_t> v);
   SampleBuilder& Label(const std::string& key, const std::string& str);
-  SampleBuilder& NumLabel(const std::string& key, int64_t num,
-                          const std::string& unit = "");
+  SampleBuilder& NumLabel(const std::string& key, int64_t num, const std::string& unit = "");
   SampleBuilder& Timestamp(int64_t ns);
   // The C view; valid while the builder lives and is not modified.
   const stackrec_sample& Get();
@@ -81,13 +77,12 @@ stackrec_serialize_options SerializeOptions(stackrec_compression c, int level = 
                                             stackrec_format format = STACKREC_FORMAT_PPROF);
 
 // Serializes and returns the bytes, failing the test on error.
-std::string Serialize(stackrec_profile* p,
-                      stackrec_compression c = STACKREC_COMPRESSION_GZIP,
+std::string Serialize(stackrec_profile* p, stackrec_compression c = STACKREC_COMPRESSION_GZIP,
                       int level = 0);
 // The same with any options.
 std::string Serialize(stackrec_profile* p, const stackrec_serialize_options& o);
-inline Profile SerializeAndDecode(
-    stackrec_profile* p, stackrec_compression c = STACKREC_COMPRESSION_GZIP) {
+inline Profile SerializeAndDecode(stackrec_profile* p,
+                                  stackrec_compression c = STACKREC_COMPRESSION_GZIP) {
   Profile out = Decode(Serialize(p, c));
   CheckInvariants(out);
   return out;

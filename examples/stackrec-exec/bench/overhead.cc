@@ -13,9 +13,9 @@
 // unwinding on every sample, and the collector thread's symbolizing,
 // recording and writing. It also reports the shim's own account of that
 // cost (time in the handler plus the collector thread's CPU time, from
-// STACKREC_EXEC_STATS), which the machine's noise does not blur. The figure is the median of the runs' paired
-// differences (each profiled run against the plain run next to it), which
-// a shared machine's drifting load disturbs least.
+// STACKREC_EXEC_STATS), which the machine's noise does not blur. The figure is the median of the
+// runs' paired differences (each profiled run against the plain run next to it), which a shared
+// machine's drifting load disturbs least.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -47,11 +47,7 @@ void Log(const std::string& message) {
 
 Collector::Collector(const Config& config, SampleRing* ring, stackrec_recorder* recorder,
                      Symbolizer* symbolizer, ProfileWriter* writer)
-    : config_(config),
-      ring_(ring),
-      recorder_(recorder),
-      symbolizer_(symbolizer),
-      writer_(writer) {}
+    : config_(config), ring_(ring), recorder_(recorder), symbolizer_(symbolizer), writer_(writer) {}
 
 bool Collector::Start(ThreadCreator create, std::string* error) {
   // The thread starts with every signal blocked, so there is no window in

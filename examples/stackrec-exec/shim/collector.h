@@ -79,7 +79,7 @@ class Collector {
   // `skip_empty`: leave out a profile without samples, whoever writes it.
   void WriteProfile(bool skip_empty);
   void WriteStats();
-  void Wake();                      // async-signal-safe
+  void Wake();                       // async-signal-safe
   void WaitForWake(int timeout_ms);  // or for the timeout
   // The last profile of this image, from whichever thread may do it.
   void FinalFlush(bool skip_empty);
@@ -105,11 +105,11 @@ class Collector {
   RawSample raw_;
   std::vector<stackrec_location> frames_;
   std::string thread_name_;
-  uint64_t recorded_ = 0;       // samples recorded from the ring
-  uint64_t lost_ = 0;           // lost samples recorded as [lost samples]
+  uint64_t recorded_ = 0;  // samples recorded from the ring
+  uint64_t lost_ = 0;      // lost samples recorded as [lost samples]
   int64_t lost_ns_ = 0;
-  uint64_t rejected_ = 0;       // records stackrec refused
-  uint64_t since_write_ = 0;    // samples (any) since the last profile
+  uint64_t rejected_ = 0;     // records stackrec refused
+  uint64_t since_write_ = 0;  // samples (any) since the last profile
   uint64_t files_written_ = 0;
   bool stats_written_ = false;
 };

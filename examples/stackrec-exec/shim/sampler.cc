@@ -106,8 +106,8 @@ void DeleteTimer(void* timer) {
 int64_t FirstExpiryNs(int64_t period_ns) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  uint64_t z = (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ULL) ^
-               static_cast<uint64_t>(ts.tv_nsec);
+  uint64_t z =
+      (static_cast<uint64_t>(gettid()) * 0x9e3779b97f4a7c15ULL) ^ static_cast<uint64_t>(ts.tv_nsec);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   z ^= z >> 31;

@@ -85,8 +85,8 @@ struct Shim {
   Symbolizer* symbolizer = nullptr;
   ProfileWriter* writer = nullptr;
   Collector* collector = nullptr;
-  pid_t pid = 0;                     // the process this state belongs to
-  std::atomic<bool> active{false};   // set once everything is in place
+  pid_t pid = 0;                    // the process this state belongs to
+  std::atomic<bool> active{false};  // set once everything is in place
   std::atomic<bool> terminating{false};
 };
 Shim* g_shim = nullptr;
@@ -276,14 +276,14 @@ void AfterFailedExec(bool flushed) {
 
 // Collects an execl-style argument list (arg, ..., NULL) into an argv on
 // the stack: no malloc, which a vfork child must not call.
-#define STACKREC_EXEC_COLLECT_ARGS(argv, arg, last)                   \
-  size_t argc_ = 1;                                                  \
-  {                                                                  \
-    va_list ap_;                                                     \
-    va_start(ap_, last);                                             \
-    while (va_arg(ap_, const char*) != nullptr) ++argc_;             \
-    va_end(ap_);                                                     \
-  }                                                                  \
+#define STACKREC_EXEC_COLLECT_ARGS(argv, arg, last)                       \
+  size_t argc_ = 1;                                                       \
+  {                                                                       \
+    va_list ap_;                                                          \
+    va_start(ap_, last);                                                  \
+    while (va_arg(ap_, const char*) != nullptr) ++argc_;                  \
+    va_end(ap_);                                                          \
+  }                                                                       \
   char** argv = static_cast<char**>(alloca((argc_ + 1) * sizeof(char*))); \
   argv[0] = const_cast<char*>(arg);
 
@@ -316,8 +316,7 @@ STACKREC_EXEC_EXPORT int execv(const char* path, char* const argv[]) __THROW {
   return execve(path, argv, environ);
 }
 
-STACKREC_EXEC_EXPORT int execvpe(const char* file, char* const argv[],
-                                 char* const envp[]) __THROW {
+STACKREC_EXEC_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) __THROW {
   static const auto real = Next<ExecvpeFn>("execvpe");
   const bool flushed = BeforeExec();
   const int rc = real(file, argv, envp);

@@ -35,8 +35,8 @@ std::string Hex(const unsigned char* bytes, int len) {
 // packages install it by build id. Not dwfl_standard_find_debuginfo, which
 // with DEBUGINFOD_URLS set would download from inside the profiled
 // process. Returning -1 leaves libdwfl with the file's own DWARF, if any.
-int FindLocalDebuginfo(Dwfl_Module* mod, void**, const char*, Dwarf_Addr, const char*,
-                       const char*, GElf_Word, char** debuginfo_file_name) {
+int FindLocalDebuginfo(Dwfl_Module* mod, void**, const char*, Dwarf_Addr, const char*, const char*,
+                       GElf_Word, char** debuginfo_file_name) {
   const unsigned char* bits = nullptr;
   GElf_Addr vaddr;
   const int len = dwfl_module_build_id(mod, &bits, &vaddr);
@@ -261,7 +261,8 @@ bool Symbolizer::UseDwarf(Dwfl_Module* mod) {
   bool has = false;
   GElf_Addr bias;
   size_t names;
-  if (Elf* elf = dwfl_module_getelf(mod, &bias); elf != nullptr && elf_getshdrstrndx(elf, &names) == 0) {
+  if (Elf* elf = dwfl_module_getelf(mod, &bias);
+      elf != nullptr && elf_getshdrstrndx(elf, &names) == 0) {
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr && !has;
          scn = elf_nextscn(elf, scn)) {
       GElf_Shdr header;
@@ -342,8 +343,8 @@ std::vector<stackrec_location> Symbolizer::Resolve(uint64_t addr) {
         int decl_line = 0;
         dwarf_decl_line(scope, &decl_line);
         const char* decl_file = dwarf_decl_file(scope);
-        AddFrame(FunctionName(scope, i == 0 ? symbol : nullptr), decl_file != nullptr ? decl_file : file, line, decl_line,
-                 base, &frames);
+        AddFrame(FunctionName(scope, i == 0 ? symbol : nullptr),
+                 decl_file != nullptr ? decl_file : file, line, decl_line, base, &frames);
         if (i == 0) break;
         // The caller goes on at this body's call site.
         Dwarf_Attribute attr;
@@ -369,8 +370,7 @@ std::vector<stackrec_location> Symbolizer::Resolve(uint64_t addr) {
   return frames;
 }
 
-void Symbolizer::Append(uint64_t pc, bool return_address,
-                        std::vector<stackrec_location>* out) {
+void Symbolizer::Append(uint64_t pc, bool return_address, std::vector<stackrec_location>* out) {
   const uint64_t addr = return_address && pc > 0 ? pc - 1 : pc;
   auto it = frames_.find(addr);
   if (it == frames_.end()) {

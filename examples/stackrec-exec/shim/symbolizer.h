@@ -94,7 +94,7 @@ class Symbolizer {
   Dwfl* dwfl_ = nullptr;
   std::vector<Mapping> mappings_;  // executable, sorted by start
   std::unordered_map<uint64_t, std::vector<stackrec_location>> frames_;
-  std::unordered_set<std::string> strings_;  // node-based: stable data()
+  std::unordered_set<std::string> strings_;               // node-based: stable data()
   std::unordered_map<Dwfl_Module*, bool> has_own_dwarf_;  // until Report()
 };
 

@@ -44,10 +44,10 @@ bool Unwinder::Load(std::string* error) {
   init_local2_ = dlsym(lib, STACKREC_EXEC_STR(unw_init_local2));
   step_ = dlsym(lib, STACKREC_EXEC_STR(unw_step));
   get_reg_ = dlsym(lib, STACKREC_EXEC_STR(unw_get_reg));
-  auto set_caching_policy = reinterpret_cast<SetCachingPolicyFn>(
-      dlsym(lib, STACKREC_EXEC_STR(unw_set_caching_policy)));
-  auto* local_addr_space = static_cast<unw_addr_space_t*>(
-      dlsym(lib, STACKREC_EXEC_STR(unw_local_addr_space)));
+  auto set_caching_policy =
+      reinterpret_cast<SetCachingPolicyFn>(dlsym(lib, STACKREC_EXEC_STR(unw_set_caching_policy)));
+  auto* local_addr_space =
+      static_cast<unw_addr_space_t*>(dlsym(lib, STACKREC_EXEC_STR(unw_local_addr_space)));
   if (!init_local2_ || !step_ || !get_reg_ || !set_caching_policy || !local_addr_space) {
     *error = STACKREC_EXEC_LIBUNWIND_SONAME " lacks unw_init_local2 (libunwind >= 1.3 needed)";
     init_local2_ = nullptr;

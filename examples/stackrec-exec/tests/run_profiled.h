@@ -26,7 +26,7 @@ struct ProfileFile {
   std::string name;  // PROGRAM.<pid>.<seq>.pb.gz
   pid_t pid = 0;
   int seq = 0;
-  Profile profile;   // decoded, invariants checked
+  Profile profile;  // decoded, invariants checked
 };
 
 // One process's final counters, from the shim's stats file.
@@ -36,8 +36,8 @@ struct Counters {
 };
 
 struct Run {
-  pid_t pid = 0;       // the launcher's, which the program keeps
-  int status = 0;      // as waitpid reports it
+  pid_t pid = 0;   // the launcher's, which the program keeps
+  int status = 0;  // as waitpid reports it
   std::string dir;
   std::vector<std::string> report;  // the workload's stdout, by line
   std::vector<ProfileFile> files;   // by pid, then seq
@@ -45,9 +45,9 @@ struct Run {
 };
 
 struct Options {
-  std::vector<std::string> flags;       // stackrec-exec's, before "--"
-  std::vector<std::string> args;        // the workload's
-  std::vector<std::string> env;         // extra NAME=VALUE
+  std::vector<std::string> flags;  // stackrec-exec's, before "--"
+  std::vector<std::string> args;   // the workload's
+  std::vector<std::string> env;    // extra NAME=VALUE
   // Called with the running pid and the output directory; when set, the
   // run is waited for only after it returns (the test may signal it).
   std::function<void(pid_t, const std::string&)> while_running;

@@ -64,11 +64,11 @@ WORKLOAD_FN uint64_t Churn(uint64_t n, uint64_t seed) {
 // Each named function stays on the stack while Churn runs: the barrier
 // after the call keeps the compiler from making it a tail call (a jump,
 // which would leave only Churn and the caller's caller to be seen).
-#define WORKLOAD_BURNER(name, seed)                \
-  WORKLOAD_FN uint64_t name(uint64_t n) {          \
-    uint64_t r = Churn(n, seed);                   \
-    asm volatile("" : "+r"(r));                    \
-    return r;                                      \
+#define WORKLOAD_BURNER(name, seed)       \
+  WORKLOAD_FN uint64_t name(uint64_t n) { \
+    uint64_t r = Churn(n, seed);          \
+    asm volatile("" : "+r"(r));           \
+    return r;                             \
   }
 WORKLOAD_BURNER(SeventyPercent, 70)
 WORKLOAD_BURNER(ThirtyPercent, 30)

@@ -43,9 +43,9 @@ uint32_t OtlpDictionary::Ref(absl::string_view s) {
 
 uint32_t OtlpDictionary::AttributeIndex(const Attribute& a) {
   GrowBeforeInsert(attribute_index_);
-  const auto [it, inserted] = attribute_index_.try_emplace(
-      AttributeKey{a.kind, a.key, a.str, a.num, a.unit},
-      static_cast<uint32_t>(attributes_.size() + 1));
+  const auto [it, inserted] =
+      attribute_index_.try_emplace(AttributeKey{a.kind, a.key, a.str, a.num, a.unit},
+                                   static_cast<uint32_t>(attributes_.size() + 1));
   if (inserted) attributes_.push_back(a);
   return it->second;
 }

@@ -84,9 +84,9 @@ class OtlpDictionary {
   enum class Kind : uint8_t { kString, kInt, kBool, kComments };
   struct Attribute {
     Kind kind;
-    uint32_t key;  // a Ref
-    StringId str;  // kString
-    int64_t num;   // kInt, kBool
+    uint32_t key;   // a Ref
+    StringId str;   // kString
+    int64_t num;    // kInt, kBool
     uint32_t unit;  // a Ref, 0: none
   };
   using AttributeKey = std::tuple<Kind, uint32_t, StringId, int64_t, uint32_t>;
@@ -120,9 +120,9 @@ class OtlpDictionary {
   EncodePlan& plan_;
   std::vector<absl::string_view> extra_;
   absl::flat_hash_map<absl::string_view, uint32_t> refs_;
-  uint32_t extra_base_ = 0;  // the string index of extra_[0]
+  uint32_t extra_base_ = 0;            // the string index of extra_[0]
   std::vector<Attribute> attributes_;  // entry i has index i + 1
-  std::vector<uint32_t> scratch_;       // one label set's attribute indices
+  std::vector<uint32_t> scratch_;      // one label set's attribute indices
   absl::flat_hash_map<AttributeKey, uint32_t> attribute_index_;
   // Per label set: where its packed attribute indices start in
   // label_bytes_, and their size.

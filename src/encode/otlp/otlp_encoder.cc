@@ -111,14 +111,14 @@ class OtlpWriter final : public FormatWriter {
 
 void OtlpWriter::GroupTimed() {
   absl::flat_hash_map<uint64_t, size_t> group_of;
-  dict_.plan().ForEachTimed([&](uint32_t stack, uint32_t labels, const int64_t* values,
-                                int64_t ts) {
-    GrowBeforeInsert(group_of);
-    const auto [it, inserted] =
-        group_of.try_emplace(uint64_t{stack} << 32 | labels, groups_.size());
-    if (inserted) groups_.push_back({stack, labels, {}});
-    groups_[it->second].samples.emplace_back(values, ts);
-  });
+  dict_.plan().ForEachTimed(
+      [&](uint32_t stack, uint32_t labels, const int64_t* values, int64_t ts) {
+        GrowBeforeInsert(group_of);
+        const auto [it, inserted] =
+            group_of.try_emplace(uint64_t{stack} << 32 | labels, groups_.size());
+        if (inserted) groups_.push_back({stack, labels, {}});
+        groups_[it->second].samples.emplace_back(values, ts);
+      });
 }
 
 size_t OtlpWriter::GroupValueBytes(const TimedGroup& g, size_t t) const {
@@ -137,13 +137,13 @@ void OtlpWriter::ReadUntimed() {
       (selection == nullptr ? p_.aggregate.key_count() : selection->keys.size()) + 1;
   rows_.reserve(rows);
   for (TableVector<int64_t>& column : values_) column.reserve(rows);
-  dict_.plan().ForEachUntimed([&](uint32_t stack, uint32_t labels, const int64_t* recorded,
-                                  int64_t) {
-    rows_.push_back({dict_.StackIndex(stack), labels,
-                     static_cast<uint32_t>(KeyBytes(stack, labels))});
-    const int64_t* values = dict_.plan().Upscaled(labels, recorded);
-    for (size_t t = 0; t < n; ++t) values_[t].push_back(values[t]);
-  });
+  dict_.plan().ForEachUntimed(
+      [&](uint32_t stack, uint32_t labels, const int64_t* recorded, int64_t) {
+        rows_.push_back(
+            {dict_.StackIndex(stack), labels, static_cast<uint32_t>(KeyBytes(stack, labels))});
+        const int64_t* values = dict_.plan().Upscaled(labels, recorded);
+        for (size_t t = 0; t < n; ++t) values_[t].push_back(values[t]);
+      });
 }
 
 void OtlpWriter::SizeSamples() {
@@ -181,8 +181,8 @@ void OtlpWriter::Build() {
     named = named || key == kServiceNameKey;
   }
   if (!named || !options_.service_name.empty()) {
-    resource_.emplace_back(kServiceNameKey, named ? absl::string_view(options_.service_name)
-                                                  : kUnknownService);
+    resource_.emplace_back(kServiceNameKey,
+                           named ? absl::string_view(options_.service_name) : kUnknownService);
   }
   for (const auto& [key, value] : options_.resource_attributes) resource_.emplace_back(key, value);
   scope_name_ = options_.scope_name.empty() ? kStackrecScopeName : options_.scope_name;
@@ -208,8 +208,8 @@ size_t OtlpWriter::ScopeSize() const {
   size_t size = LenFieldSize(scope_name_.size());
   if (!scope_version_.empty()) size += LenFieldSize(scope_version_.size());
   if (p_.ids.default_sample_type != 0) {
-    size += LenFieldSize(KeyValueSize(kDefaultSampleTypeKey,
-                                      p_.tables.strings().Get(p_.ids.default_sample_type)));
+    size += LenFieldSize(
+        KeyValueSize(kDefaultSampleTypeKey, p_.tables.strings().Get(p_.ids.default_sample_type)));
   }
   return size;
 }
@@ -301,8 +301,7 @@ void OtlpWriter::WriteProfile(CodedOutputStream* out, size_t t) const {
     out->WriteTag(wire::Tag(otlp::kProfileTimeUnixNano, wire::kFixed64));
     out->WriteLittleEndian64(static_cast<uint64_t>(p_.start_ns));
   }
-  WriteVarintField(out, otlp::kProfileDurationNano,
-                   static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  WriteVarintField(out, otlp::kProfileDurationNano, static_cast<uint64_t>(end_ns_ - p_.start_ns));
   if (!p_.options.period_type.type.empty()) {
     WriteValueType(out, otlp::kProfilePeriodType, p_.ids.period_type);
   }

@@ -30,8 +30,7 @@ constexpr uint32_t kScopeProfilesScope = 1, kScopeProfilesProfiles = 2;
 constexpr uint32_t kResourceAttributes = 1;
 constexpr uint32_t kScopeName = 1, kScopeVersion = 2, kScopeAttributes = 3;
 constexpr uint32_t kKeyValueKey = 1, kKeyValueValue = 2;
-constexpr uint32_t kAnyValueString = 1, kAnyValueBool = 2, kAnyValueInt = 3,
-                   kAnyValueArray = 5;
+constexpr uint32_t kAnyValueString = 1, kAnyValueBool = 2, kAnyValueInt = 3, kAnyValueArray = 5;
 constexpr uint32_t kArrayValueValues = 1;
 
 // profiles.v1development.Profile

@@ -59,12 +59,10 @@ class PprofWriter final : public FormatWriter {
   // and the bytes of its Label fields inside a Sample.
   void MarkLabels(uint32_t labels);
   size_t LabelSize(StringId key, StringId str, int64_t num, StringId unit) const;
-  uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
-                    StringId unit) const;
-  void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
-                      StringId unit) const;
-  void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
-                   const int64_t* values, int64_t timestamp_ns) const;
+  uint8_t* PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num, StringId unit) const;
+  void WriteValueType(CodedOutputStream* out, uint32_t field, StringId type, StringId unit) const;
+  void WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels, const int64_t* values,
+                   int64_t timestamp_ns) const;
   void WriteMapping(CodedOutputStream* out, uint32_t id) const;
   void WriteLocation(CodedOutputStream* out, uint32_t id) const;
   void WriteGroup(CodedOutputStream* out, uint32_t id) const;
@@ -109,11 +107,9 @@ void PprofWriter::EncodeStacks() {
   }
 }
 
-size_t PprofWriter::LabelSize(StringId key, StringId str, int64_t num,
-                              StringId unit) const {
+size_t PprofWriter::LabelSize(StringId key, StringId str, int64_t num, StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
-                         FieldSize(static_cast<uint64_t>(num)) +
-                         FieldSize(strings_[unit]);
+                         FieldSize(static_cast<uint64_t>(num)) + FieldSize(strings_[unit]);
   return LenFieldSize(payload);
 }
 
@@ -148,9 +144,7 @@ void PprofWriter::MarkAll() {
     sample_types_.emplace_back(type, unit);
   }
   plan_.Mark([&](uint32_t labels) { MarkLabels(labels); },
-             [&](uint32_t mapping) {
-               strings_.Mark(p_.tables.mappings().Get(mapping).build_id);
-             });
+             [&](uint32_t mapping) { strings_.Mark(p_.tables.mappings().Get(mapping).build_id); });
   EncodeStacks();
   if (plan_.any_timed()) strings_.Mark(p_.ids.end_timestamp_key);
   if (!o.period_type.type.empty()) {
@@ -172,8 +166,7 @@ uint64_t PprofWriter::samples_written() const {
 uint8_t* PprofWriter::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
                                StringId unit) const {
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
-                         FieldSize(static_cast<uint64_t>(num)) +
-                         FieldSize(strings_[unit]);
+                         FieldSize(static_cast<uint64_t>(num)) + FieldSize(strings_[unit]);
   dst = PutLenHeader(dst, field::kSampleLabel, payload);
   dst = PutVarintField(dst, field::kLabelKey, strings_[key]);
   dst = PutVarintField(dst, field::kLabelStr, strings_[str]);
@@ -181,17 +174,15 @@ uint8_t* PprofWriter::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t
   return PutVarintField(dst, field::kLabelNumUnit, strings_[unit]);
 }
 
-void PprofWriter::WriteValueType(CodedOutputStream* out, uint32_t field,
-                                 StringId type, StringId unit) const {
-  WriteLenHeader(out, field,
-                 FieldSize(strings_[type]) + FieldSize(strings_[unit]));
+void PprofWriter::WriteValueType(CodedOutputStream* out, uint32_t field, StringId type,
+                                 StringId unit) const {
+  WriteLenHeader(out, field, FieldSize(strings_[type]) + FieldSize(strings_[unit]));
   WriteVarintField(out, field::kValueTypeType, strings_[type]);
   WriteVarintField(out, field::kValueTypeUnit, strings_[unit]);
 }
 
-void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack,
-                              uint32_t labels, const int64_t* recorded,
-                              int64_t timestamp_ns) const {
+void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t labels,
+                              const int64_t* recorded, int64_t timestamp_ns) const {
   const int64_t* values = plan_.Upscaled(labels, recorded);
   const size_t n = p_.aggregate.width();
   size_t value_bytes = 0;
@@ -240,9 +231,8 @@ void PprofWriter::WriteMapping(CodedOutputStream* out, uint32_t id) const {
   const Mapping& m = p_.tables.mappings().Get(id);
   const uint8_t flags = plan_.mapping_flags(id);
   const size_t size =
-      FieldSize(mappings_[id]) + FieldSize(m.memory_start) +
-      FieldSize(m.memory_limit) + FieldSize(m.file_offset) +
-      FieldSize(strings_[m.filename]) + FieldSize(strings_[m.build_id]) +
+      FieldSize(mappings_[id]) + FieldSize(m.memory_start) + FieldSize(m.memory_limit) +
+      FieldSize(m.file_offset) + FieldSize(strings_[m.filename]) + FieldSize(strings_[m.build_id]) +
       FieldSize(flags & EncodePlan::kHasFunctions) + FieldSize(flags & EncodePlan::kHasFilenames) +
       FieldSize(flags & EncodePlan::kHasLines);
   WriteLenHeader(out, field::kProfileMapping, size);
@@ -261,11 +251,10 @@ void PprofWriter::WriteLocation(CodedOutputStream* out, uint32_t id) const {
   const Location& loc = p_.tables.locations().Get(id);
   size_t line_bytes = 0;
   if (loc.function != 0) {
-    line_bytes = FieldSize(functions_[loc.function]) +
-                 FieldSize(static_cast<uint64_t>(loc.line));
+    line_bytes = FieldSize(functions_[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
   }
-  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[loc.mapping]) +
-                FieldSize(loc.address);
+  size_t size =
+      FieldSize(locations_[id]) + FieldSize(mappings_[loc.mapping]) + FieldSize(loc.address);
   if (loc.function != 0) size += LenFieldSize(line_bytes);
   WriteLenHeader(out, field::kProfileLocation, size);
   WriteVarintField(out, field::kLocationId, locations_[id]);
@@ -286,8 +275,8 @@ void PprofWriter::WriteGroup(CodedOutputStream* out, uint32_t id) const {
   auto line_bytes = [&](const Location& loc) {
     return FieldSize(functions_[loc.function]) + FieldSize(static_cast<uint64_t>(loc.line));
   };
-  size_t size = FieldSize(locations_[id]) + FieldSize(mappings_[caller.mapping]) +
-                FieldSize(caller.address);
+  size_t size =
+      FieldSize(locations_[id]) + FieldSize(mappings_[caller.mapping]) + FieldSize(caller.address);
   for (uint32_t member : members) {
     const Location& loc = p_.tables.locations().Get(member);
     if (loc.function != 0) size += LenFieldSize(line_bytes(loc));
@@ -308,16 +297,14 @@ void PprofWriter::WriteGroup(CodedOutputStream* out, uint32_t id) const {
 void PprofWriter::WriteFunction(CodedOutputStream* out, uint32_t id) const {
   const Function& fn = p_.tables.functions().Get(id);
   const size_t size = FieldSize(functions_[id]) + FieldSize(strings_[fn.name]) +
-                      FieldSize(strings_[fn.system_name]) +
-                      FieldSize(strings_[fn.filename]) +
+                      FieldSize(strings_[fn.system_name]) + FieldSize(strings_[fn.filename]) +
                       FieldSize(static_cast<uint64_t>(fn.start_line));
   WriteLenHeader(out, field::kProfileFunction, size);
   WriteVarintField(out, field::kFunctionId, functions_[id]);
   WriteVarintField(out, field::kFunctionName, strings_[fn.name]);
   WriteVarintField(out, field::kFunctionSystemName, strings_[fn.system_name]);
   WriteVarintField(out, field::kFunctionFilename, strings_[fn.filename]);
-  WriteVarintField(out, field::kFunctionStartLine,
-                   static_cast<uint64_t>(fn.start_line));
+  WriteVarintField(out, field::kFunctionStartLine, static_cast<uint64_t>(fn.start_line));
 }
 
 void PprofWriter::Write(CodedOutputStream* out) const {
@@ -344,14 +331,11 @@ void PprofWriter::Write(CodedOutputStream* out) const {
   }
   WriteVarintField(out, field::kProfileDropFrames, strings_[p_.ids.drop_frames]);
   WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.ids.keep_frames]);
-  WriteVarintField(out, field::kProfileTimeNanos,
-                   static_cast<uint64_t>(p_.start_ns));
-  WriteVarintField(out, field::kProfileDurationNanos,
-                   static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  WriteVarintField(out, field::kProfileTimeNanos, static_cast<uint64_t>(p_.start_ns));
+  WriteVarintField(out, field::kProfileDurationNanos, static_cast<uint64_t>(end_ns_ - p_.start_ns));
   const auto [ptype, punit] = p_.ids.period_type;
   if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
-  WriteVarintField(out, field::kProfilePeriod,
-                   static_cast<uint64_t>(p_.options.period));
+  WriteVarintField(out, field::kProfilePeriod, static_cast<uint64_t>(p_.options.period));
   // repeated int64, packed as proto3 writes it.
   if (!p_.ids.comments.empty()) {
     size_t bytes = 0;
@@ -359,8 +343,7 @@ void PprofWriter::Write(CodedOutputStream* out) const {
     WriteLenHeader(out, field::kProfileComment, bytes);
     for (StringId id : p_.ids.comments) out->WriteVarint64(strings_[id]);
   }
-  WriteVarintField(out, field::kProfileDefaultSampleType,
-                   strings_[p_.ids.default_sample_type]);
+  WriteVarintField(out, field::kProfileDefaultSampleType, strings_[p_.ids.default_sample_type]);
 }
 
 }  // namespace

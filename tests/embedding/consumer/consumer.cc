@@ -16,20 +16,20 @@
 
 #ifdef STACKREC_EXPECTED_LIBDIR
 #include <dlfcn.h>
-#include <link.h>
 #include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 #endif
 
 namespace {
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n",      \
-                   __FILE__, __LINE__, #cond, stackrec_last_error());        \
-      return false;                                                          \
-    }                                                                        \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+                   stackrec_last_error());                                                         \
+      return false;                                                                                \
+    }                                                                                              \
   } while (0)
 
 struct RecorderDeleter {
@@ -45,8 +45,7 @@ stackrec_str Str(const char* s) { return {s, std::strlen(s)}; }
 // The directory the dynamic loader took libstackrec.so.<major> from: the
 // installed tree's, not a build tree's or the system's.
 bool LoadedFromThePackage() {
-  const std::string soname =
-      "libstackrec.so." + std::to_string(STACKREC_VERSION_MAJOR);
+  const std::string soname = "libstackrec.so." + std::to_string(STACKREC_VERSION_MAJOR);
   void* handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_NOLOAD);
   CHECK(handle != nullptr);
   struct link_map* map = nullptr;
@@ -68,10 +67,9 @@ bool LoadedFromThePackage() {
 
 bool Run() {
   // The package, the header and the library are the same version.
-  const std::string header_version =
-      std::to_string(STACKREC_VERSION_MAJOR) + "." +
-      std::to_string(STACKREC_VERSION_MINOR) + "." +
-      std::to_string(STACKREC_VERSION_PATCH);
+  const std::string header_version = std::to_string(STACKREC_VERSION_MAJOR) + "." +
+                                     std::to_string(STACKREC_VERSION_MINOR) + "." +
+                                     std::to_string(STACKREC_VERSION_PATCH);
   CHECK(header_version == STACKREC_PACKAGE_VERSION);
   CHECK(stackrec_version_number() == STACKREC_VERSION_NUMBER);
 #ifdef STACKREC_EXPECTED_LIBDIR

@@ -22,13 +22,12 @@
  */
 #include <ruby.h>
 #include <ruby/thread.h>
+#include <stackrec/stackrec.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <stackrec/stackrec.h>
 
 /* The sample types of Datadog's Ruby profiler, in declaration order. */
 enum { CPU_TIME, CPU_SAMPLES, WALL_TIME, ALLOC_SAMPLES, SAMPLE_TYPE_COUNT };
@@ -37,7 +36,7 @@ static const char *const type_names[SAMPLE_TYPE_COUNT] = {
 static const char *const type_units[SAMPLE_TYPE_COUNT] = {
     "nanoseconds", "count", "nanoseconds", "count"};
 
-static VALUE error_class;  /* Stackrec::Error */
+static VALUE error_class; /* Stackrec::Error */
 static VALUE ok_symbol, error_symbol;
 
 /* ---- The wrapped object ------------------------------------------------- */
@@ -125,8 +124,8 @@ static stackrec_str str_of(VALUE string) {
 
 static void check_bool(VALUE value, const char *name) {
   if (value != Qtrue && value != Qfalse) {
-    rb_raise(rb_eTypeError, "%s: must be true or false, got %+" PRIsVALUE,
-             name, value);
+    rb_raise(rb_eTypeError, "%s: must be true or false, got %+" PRIsVALUE, name,
+             value);
   }
 }
 
@@ -161,7 +160,8 @@ static int value_entry(VALUE key, VALUE value, VALUE arg) {
              key);
   }
   if (!RB_INTEGER_TYPE_P(value)) {
-    rb_raise(rb_eTypeError, "values[%+" PRIsVALUE "] must be an Integer, got %+" PRIsVALUE,
+    rb_raise(rb_eTypeError,
+             "values[%+" PRIsVALUE "] must be an Integer, got %+" PRIsVALUE,
              key, value);
   }
   args->values[type] = NUM2LL(value);
@@ -189,7 +189,8 @@ static int label_entry(VALUE key, VALUE value, VALUE arg) {
     label->num = NUM2LL(value);
   } else {
     rb_raise(rb_eTypeError,
-             "labels[%+" PRIsVALUE "] must be a String or an Integer, got %+" PRIsVALUE,
+             "labels[%+" PRIsVALUE
+             "] must be a String or an Integer, got %+" PRIsVALUE,
              key, value);
   }
   args->count++;
@@ -245,19 +246,22 @@ static VALUE recorder_record_sample(VALUE self, VALUE frames, VALUE values,
   long frame_count, i;
 
   if (!RB_TYPE_P(frames, T_ARRAY)) {
-    rb_raise(rb_eTypeError,
-             "frames must be an Array of [name, filename, line], got %+" PRIsVALUE,
-             frames);
+    rb_raise(
+        rb_eTypeError,
+        "frames must be an Array of [name, filename, line], got %+" PRIsVALUE,
+        frames);
   }
   if (!RB_TYPE_P(values, T_HASH)) {
     rb_raise(rb_eTypeError,
-             "values must be a Hash of sample type name => Integer, got %+" PRIsVALUE,
+             "values must be a Hash of sample type name => Integer, got "
+             "%+" PRIsVALUE,
              values);
   }
   if (NIL_P(labels)) labels = rb_hash_new();
   if (!RB_TYPE_P(labels, T_HASH)) {
     rb_raise(rb_eTypeError,
-             "labels must be a Hash of String => String or Integer, got %+" PRIsVALUE,
+             "labels must be a Hash of String => String or Integer, got "
+             "%+" PRIsVALUE,
              labels);
   }
 
@@ -279,9 +283,10 @@ static VALUE recorder_record_sample(VALUE self, VALUE frames, VALUE values,
     name = RARRAY_AREF(frame, 0);
     filename = RARRAY_AREF(frame, 1);
     if (!RB_TYPE_P(name, T_STRING) || !RB_TYPE_P(filename, T_STRING)) {
-      rb_raise(rb_eTypeError,
-               "frames[%ld]: name and filename must be Strings, got %+" PRIsVALUE,
-               i, frame);
+      rb_raise(
+          rb_eTypeError,
+          "frames[%ld]: name and filename must be Strings, got %+" PRIsVALUE, i,
+          frame);
     }
     if (!RB_INTEGER_TYPE_P(RARRAY_AREF(frame, 2))) {
       rb_raise(rb_eTypeError,
@@ -291,7 +296,8 @@ static VALUE recorder_record_sample(VALUE self, VALUE frames, VALUE values,
     memset(&locations[i], 0, sizeof(locations[i]));
     locations[i].function.name = str_of(name);
     locations[i].function.filename = str_of(filename);
-    locations[i].line = NUM2LL(RARRAY_AREF(frame, 2)); /* RangeError past 64 bits */
+    locations[i].line =
+        NUM2LL(RARRAY_AREF(frame, 2)); /* RangeError past 64 bits */
   }
   memset(&value_args, 0, sizeof(value_args));
   rb_hash_foreach(values, value_entry, (VALUE)&value_args);
@@ -318,7 +324,8 @@ static VALUE recorder_record_endpoint(VALUE self, VALUE span_id,
   stackrec_status status;
   if (!RB_INTEGER_TYPE_P(span_id)) {
     rb_raise(rb_eTypeError,
-             "local_root_span_id must be an Integer, got %+" PRIsVALUE, span_id);
+             "local_root_span_id must be an Integer, got %+" PRIsVALUE,
+             span_id);
   }
   if (RTEST(rb_funcall(span_id, rb_intern("negative?"), 0))) {
     rb_raise(rb_eArgError,
@@ -346,8 +353,8 @@ typedef struct {
 
 static void *serialize_without_gvl(void *arg) {
   serialize_call *call = arg;
-  call->status = stackrec_recorder_serialize(call->data->recorder, NULL,
-                                             &call->encoded);
+  call->status =
+      stackrec_recorder_serialize(call->data->recorder, NULL, &call->encoded);
   if (call->status != STACKREC_OK) {
     /* stackrec_last_error() is this thread's and lives until its next
      * stackrec call; keep a copy for after the GVL is back. */
@@ -376,8 +383,8 @@ static VALUE serialize_body(VALUE arg) {
   finish = time_of(stackrec_encoded_end_ns(call->encoded));
   pprof = rb_str_new((const char *)stackrec_encoded_data(call->encoded),
                      (long)stackrec_encoded_size(call->encoded));
-  return rb_ary_new_from_args(
-      2, ok_symbol, rb_ary_new_from_args(3, start, finish, pprof));
+  return rb_ary_new_from_args(2, ok_symbol,
+                              rb_ary_new_from_args(3, start, finish, pprof));
 }
 
 static VALUE serialize_cleanup(VALUE arg) {
