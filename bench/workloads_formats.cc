@@ -47,15 +47,7 @@ bool RunFormats(const WorkloadSpec& spec, int reps, Table* table) {
   stackrec_profile* p = nullptr;
   if (stackrec_profile_new(&opts, &p) != STACKREC_OK) return false;
   std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)> owner(p, stackrec_profile_free);
-  SampleBuilder builder(*w);
-  for (const Tick& t : w->ticks()) {
-    if ((t.flags & Tick::kSpanStarts) != 0 &&
-        stackrec_profile_set_endpoint(p, w->span_id(t.span), Str(w->span_endpoint(t.span))) !=
-            STACKREC_OK) {
-      return false;
-    }
-    if (stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) return false;
-  }
+  if (!FillProfile(*w, p)) return false;
   w.reset();
   for (stackrec_compression c :
        {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD, STACKREC_COMPRESSION_NONE}) {

@@ -125,15 +125,9 @@ void BM_Serialize(benchmark::State& state, const char* workload, Impl impl,
     if (stackrec_profile_new(&opts, &p) != STACKREC_OK) {
       return state.SkipWithError(stackrec_last_error());
     }
-    SampleBuilder builder(w);
-    for (const Tick& t : w.ticks()) {
-      const bool span_ok = !(t.flags & Tick::kSpanStarts) ||
-                           stackrec_profile_set_endpoint(
-                               p, w.span_id(t.span), Str(w.span_endpoint(t.span))) == STACKREC_OK;
-      if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
-        stackrec_profile_free(p);
-        return state.SkipWithError(stackrec_last_error());
-      }
+    if (!FillProfile(w, p)) {
+      stackrec_profile_free(p);
+      return state.SkipWithError(stackrec_last_error());
     }
     const stackrec_serialize_options o = SerializeWith(compression);
     for (auto _ : state) {
@@ -170,15 +164,9 @@ void BM_SerializeKeys(benchmark::State& state) {
   if (stackrec_profile_new(&opts, &p) != STACKREC_OK) {
     return state.SkipWithError(stackrec_last_error());
   }
-  SampleBuilder builder(w);
-  for (const Tick& t : w.ticks()) {
-    const bool span_ok = !(t.flags & Tick::kSpanStarts) ||
-                         stackrec_profile_set_endpoint(p, w.span_id(t.span),
-                                                       Str(w.span_endpoint(t.span))) == STACKREC_OK;
-    if (!span_ok || stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) {
-      stackrec_profile_free(p);
-      return state.SkipWithError(stackrec_last_error());
-    }
+  if (!FillProfile(w, p)) {
+    stackrec_profile_free(p);
+    return state.SkipWithError(stackrec_last_error());
   }
   const stackrec_serialize_options o =
       SerializeWith(static_cast<stackrec_compression>(state.range(1)));

@@ -81,6 +81,19 @@ bool ResetPeakRss() {
   return std::fclose(f) == 0 && ok;
 }
 
+bool FillProfile(const Workload& w, stackrec_profile* p) {
+  SampleBuilder builder(w);
+  for (const Tick& t : w.ticks()) {
+    if ((t.flags & Tick::kSpanStarts) != 0 &&
+        stackrec_profile_set_endpoint(p, w.span_id(t.span), Str(w.span_endpoint(t.span))) !=
+            STACKREC_OK) {
+      return false;
+    }
+    if (stackrec_profile_add(p, &builder.Build(t)) != STACKREC_OK) return false;
+  }
+  return true;
+}
+
 void TakeFirstFill(const AddTiming& t, Measurement* m) {
   m->add_ns = t.ns;
   m->add_wall_ns = t.wall_ns;

@@ -193,6 +193,11 @@ AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
   return TimedAddsWith(w, builder, add, set_endpoint);
 }
 
+// Adds every tick of `w` to `p`, untimed, each span's endpoint at its first
+// sample: a profile to serialize. False at the first call that fails
+// (stackrec_last_error() says why).
+bool FillProfile(const Workload& w, stackrec_profile* p);
+
 // ---- Memory -----------------------------------------------------------------
 
 // A field of /proc/self/status ("VmRSS", "VmHWM") in MiB; -1 if unreadable.
