@@ -8,37 +8,16 @@
 // preset in CI (label concurrency).
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "support/otlp_decode.h"
+#include "support/sample_sums.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;
-
-namespace {
-
-// A sample's frames and labels, its timestamp label last when it has one.
-using Key = std::pair<std::vector<std::string>, std::vector<std::string>>;
-using Sums = std::map<Key, std::vector<int64_t>>;
-
-void AddTo(Sums* sums, const Key& key, const std::vector<int64_t>& values) {
-  auto [it, inserted] = sums->emplace(key, values);
-  if (inserted) return;
-  for (size_t i = 0; i < values.size(); ++i) it->second[i] += values[i];
-}
-
-void AddProfile(const Profile& p, Sums* sums) {
-  for (const Sample& s : p.sample()) {
-    AddTo(sums, {FrameNames(p, s), LabelStrings(p, s)},
-          std::vector<int64_t>(s.value().begin(), s.value().end()));
-  }
-}
-
-}  // namespace
 
 TEST_CASE("samplers record while a serializer writes OTLP and pprof in turn, losing nothing") {
   auto recorder = NewRecorder(Options().opts);
@@ -55,7 +34,7 @@ TEST_CASE("samplers record while a serializer writes OTLP and pprof in turn, los
         const std::string root = "thread" + std::to_string(t);
         const std::vector<int64_t> values = {static_cast<int64_t>(i % 1000), 1, 7};
         b.Frame(leaf).Frame(root).Values(values).NumLabel("thread id", t);
-        Key key{{leaf, root}, {"thread id=" + std::to_string(t)}};
+        SampleKey key{{leaf, root}, {"thread id=" + std::to_string(t)}};
         if (i % 11 == 0) {
           const int64_t ts = 1700000000000000000 + static_cast<int64_t>(i) * 2 + t;
           b.Timestamp(ts);

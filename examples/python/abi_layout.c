@@ -109,6 +109,10 @@ int main(void) {
   FIELD(stackrec_serialize_options, resource_attributes_len);
   FIELD(stackrec_serialize_options, scope_name);
   FIELD(stackrec_serialize_options, scope_version);
+  FIELD(stackrec_serialize_options, part_max_bytes);
+  FIELD(stackrec_serialize_options, part_max_uncompressed_bytes);
+  FIELD(stackrec_serialize_options, part_max_samples);
+  FIELD(stackrec_serialize_options, max_parts);
 
   STRUCT(stackrec_stats);
   FIELD(stackrec_stats, last_samples_recorded);

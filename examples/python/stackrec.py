@@ -112,7 +112,9 @@ class _SerializeOptions(ctypes.Structure):
                 ("service_name", _Str),
                 ("resource_attributes", ctypes.POINTER(_Attribute)),
                 ("resource_attributes_len", c_size_t),
-                ("scope_name", _Str), ("scope_version", _Str)]
+                ("scope_name", _Str), ("scope_version", _Str),
+                ("part_max_bytes", c_size_t), ("part_max_uncompressed_bytes", c_size_t),
+                ("part_max_samples", c_size_t), ("max_parts", c_size_t)]
 
 
 class _Stats(ctypes.Structure):

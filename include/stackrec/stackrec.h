@@ -303,6 +303,18 @@ typedef struct stackrec_serialize_options {
   size_t resource_attributes_len;
   stackrec_str scope_name;    /* {NULL, 0}: "stackrec" */
   stackrec_str scope_version; /* {NULL, 0}: STACKREC_VERSION_* */
+  /* Since 1.1, budgets for backends that refuse big profiles (docs/limits.md#budgets); 0: no
+   * limit, and with none set the output is one part, as before. Past one, the output is several
+   * parts, each a complete profile of the same interval within every limit set, the samples
+   * dealt among them (stackrec_encoded_part). When max_parts is reached, or a sample alone is
+   * too big for a part, samples are summed into "[stackrec: output limit]" (see the stats). A
+   * budget not even a part holding only that sample fits: INVALID_ARGUMENT naming the field,
+   * before anything changes. */
+  size_t part_max_bytes;              /* a part's bytes as returned (compressed); and at most the
+                                         profile's max_output_bytes */
+  size_t part_max_uncompressed_bytes; /* a part's message before compression */
+  size_t part_max_samples;            /* a part's samples (OTLP: of each Profile) */
+  size_t max_parts;                   /* parts of one serialization */
 } stackrec_serialize_options;
 
 /* Encodes everything added since creation or the last reset, without resetting, over [start, now].
@@ -321,10 +333,29 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_profile_serialize(
 
 /* Any number of threads may read one encoded profile at once; every getter accepts NULL. */
 
-/* The bytes: owned by `encoded`, valid until its free; NULL for NULL. */
+/* The bytes: owned by `encoded`, valid until its free; NULL for NULL. Those of the first part
+ * when a budget split the output: see stackrec_encoded_part. */
 STACKREC_API const uint8_t *stackrec_encoded_data(const stackrec_encoded *encoded);
 /* Their count; 0 for NULL. */
 STACKREC_API size_t stackrec_encoded_size(const stackrec_encoded *encoded);
+/* Since 1.1: the parts of the output, 1 unless a budget split it (0 for NULL). Each part is a
+ * complete profile (pprof, or an OTLP request) of the whole interval: send each as a request of
+ * its own, in any order, part 0 with the endpoint counts (docs/limits.md#sending-parts). */
+STACKREC_API size_t stackrec_encoded_parts_len(const stackrec_encoded *encoded);
+typedef struct stackrec_part {
+  const uint8_t *data;         /* owned by `encoded`, valid until its free */
+  size_t size;                 /* compressed as the options said */
+  uint64_t samples_written;    /* Samples (OTLP: of each Profile) */
+  uint64_t uncompressed_bytes; /* the part's message before compression */
+} stackrec_part;
+/* Copies the index-th part's figures into *out (borrowed). NULL encoded or out, or an index past
+ * the end: INVALID_ARGUMENT. Any thread. */
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_encoded_part_sized(
+    const stackrec_encoded *encoded, size_t index, stackrec_part *out, size_t out_size);
+STACKREC_NODISCARD static inline stackrec_status stackrec_encoded_part(
+    const stackrec_encoded *encoded, size_t index, stackrec_part *out) {
+  return stackrec_encoded_part_sized(encoded, index, out, sizeof(stackrec_part));
+}
 /* The interval covered, Unix nanoseconds (the profile's time_nanos and time_nanos +
  * duration_nanos); 0 for NULL. */
 STACKREC_API int64_t stackrec_encoded_start_ns(const stackrec_encoded *encoded);
@@ -335,6 +366,14 @@ STACKREC_API int64_t stackrec_encoded_end_ns(const stackrec_encoded *encoded);
 STACKREC_API size_t stackrec_encoded_endpoint_counts_len(const stackrec_encoded *encoded);
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_encoded_endpoint_count(
     const stackrec_encoded *encoded, size_t index, stackrec_str *endpoint, int64_t *count);
+
+/* Why a serialization summed samples into "[stackrec: output limit]". */
+typedef enum stackrec_fold_reason {
+  STACKREC_FOLD_NONE = 0,
+  STACKREC_FOLD_OUTPUT_LIMIT = 1,   /* the unsplit output was over max_output_bytes */
+  STACKREC_FOLD_SAMPLE_TOO_BIG = 2, /* a sample did not fit a part on its own */
+  STACKREC_FOLD_PARTS_LIMIT = 3     /* max_parts parts could not hold them all */
+} stackrec_fold_reason;
 
 /* What the serialization that produced an encoded profile did
  * (docs/limits.md#the-stats-that-count-them). Fields are only appended. */
@@ -349,8 +388,11 @@ typedef struct stackrec_encode_stats {
   uint64_t locations_written, functions_written, mappings_written;
   uint64_t strings_written;    /* string_table entries, "" included */
   uint64_t uncompressed_bytes; /* the message (pprof, or the OTLP request) uncompressed */
-  uint64_t compressed_bytes;   /* stackrec_encoded_size() */
+  uint64_t compressed_bytes;   /* stackrec_encoded_size() (split: of every part) */
   int64_t encode_ns;           /* time spent encoding and compressing */
+  /* Since 1.1 (the figures above are sums over the parts): */
+  uint64_t parts;                       /* stackrec_encoded_parts_len() */
+  stackrec_fold_reason folded_because; /* why samples_left_out is not 0 */
 } stackrec_encode_stats;
 
 /* Copies those figures into *out (borrowed). NULL encoded or out: INVALID_ARGUMENT. Any thread. */

@@ -152,6 +152,7 @@ stackrec_status stackrec_profile_serialize_sized(stackrec_profile* profile,
     STACKREC_RETURN_IF_ERROR(stackrec::ReadGrowable(host_opts, opts_size, "opts", &copy, &opts));
     stackrec::SerializeOptions options;
     STACKREC_RETURN_IF_ERROR(stackrec::ToSerializeOptions(opts, &options));
+    STACKREC_RETURN_IF_ERROR(stackrec::CheckBudget(profile->impl->options(), options));
     auto encoded = std::make_unique<stackrec_encoded>();
     encoded->start_ns = profile->impl->start_ns();
     encoded->end_ns = stackrec::NowUnixNanos();
@@ -179,7 +180,32 @@ const uint8_t* stackrec_encoded_data(const stackrec_encoded* encoded) {
 }
 
 size_t stackrec_encoded_size(const stackrec_encoded* encoded) {
-  return encoded == nullptr ? 0 : encoded->bytes.size();
+  if (encoded == nullptr) return 0;
+  return encoded->stats.parts.empty() ? encoded->bytes.size() : encoded->stats.parts[0].size;
+}
+
+size_t stackrec_encoded_parts_len(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->stats.parts.size();
+}
+
+stackrec_status stackrec_encoded_part_sized(const stackrec_encoded* encoded, size_t index,
+                                            stackrec_part* host_out, size_t out_size) {
+  return Guard([&]() -> Status {
+    if (encoded == nullptr) return NullArgument("encoded");
+    if (host_out == nullptr) return NullArgument("out");
+    const std::vector<stackrec::OutputPart>& parts = encoded->stats.parts;
+    if (index >= parts.size()) {
+      return stackrec::Error(stackrec::Code::kInvalidArgument, "index is %zu, past the %zu part(s)",
+                             index, parts.size());
+    }
+    const stackrec::OutputPart& part = parts[index];
+    stackrec_part out{};
+    out.data = reinterpret_cast<const uint8_t*>(encoded->bytes.data()) + part.offset;
+    out.size = part.size;
+    out.samples_written = part.samples;
+    out.uncompressed_bytes = part.uncompressed_bytes;
+    return stackrec::WriteGrowable(out, out_size, "out", host_out);
+  });
 }
 
 int64_t stackrec_encoded_start_ns(const stackrec_encoded* encoded) {
@@ -231,6 +257,8 @@ stackrec_status stackrec_encoded_stats_sized(const stackrec_encoded* encoded,
     out->uncompressed_bytes = s.encoded.uncompressed_bytes;
     out->compressed_bytes = encoded->bytes.size();
     out->encode_ns = s.encode_ns;
+    out->parts = s.parts.size();
+    out->folded_because = static_cast<stackrec_fold_reason>(s.folded_because);
     return stackrec::WriteGrowable(stats, out_size, "out", host_out);
   });
 }

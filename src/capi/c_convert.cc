@@ -89,6 +89,10 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptio
     otlp.scope_name = std::string(view);
     STACKREC_RETURN_IF_ERROR(ToView(opts->scope_version, "opts.scope_version", &view));
     otlp.scope_version = std::string(view);
+    out->budget.part_bytes = opts->part_max_bytes;
+    out->budget.part_uncompressed_bytes = opts->part_max_uncompressed_bytes;
+    out->budget.part_samples = opts->part_max_samples;
+    out->budget.parts = opts->max_parts;
   }
   return ValidateSerializeOptions(*out);
 }

@@ -42,22 +42,61 @@ void EncodePlan::ForEachKey(F&& f) const {
   }
 }
 
+namespace {
+
+// Counts the keys of each stack that `for_each_key` reaches into *slot
+// (sized to the stacks) and returns the stacks reached, sorted from their
+// root frame. Comparing the frames' internal ids is enough: what matters
+// is that equal root-side paths end up adjacent, not how siblings are
+// ordered.
+template <typename ForEachKey>
+TableVector<uint32_t> StacksFromRoot(const ProfileParts& p, ForEachKey&& for_each_key,
+                                     TableVector<uint32_t>* slot) {
+  TableVector<uint32_t> stacks;
+  for_each_key([&](uint32_t key) {
+    if ((*slot)[p.aggregate.key_stack(key)]++ == 0) stacks.push_back(p.aggregate.key_stack(key));
+  });
+  std::sort(stacks.begin(), stacks.end(), [&](uint32_t a, uint32_t b) {
+    const absl::Span<const uint32_t> fa = p.tables.stacks().Get(a), fb = p.tables.stacks().Get(b);
+    return std::lexicographical_compare(fa.rbegin(), fa.rend(), fb.rbegin(), fb.rend());
+  });
+  return stacks;
+}
+
+}  // namespace
+
+TableVector<uint32_t> KeysInWritingOrder(const ProfileParts& p) {
+  TableVector<uint32_t> slot(p.tables.stacks().size(), 0);
+  const size_t n = p.aggregate.key_count();
+  auto all = [&](auto&& f) {
+    for (size_t i = 0; i < n; ++i) f(static_cast<uint32_t>(i));
+  };
+  const TableVector<uint32_t> stacks = StacksFromRoot(p, all, &slot);
+  uint32_t next = 0;
+  for (uint32_t stack : stacks) {
+    const uint32_t count = slot[stack];
+    slot[stack] = next;
+    next += count;
+  }
+  TableVector<uint32_t> keys(n);
+  all([&](uint32_t key) { keys[slot[p.aggregate.key_stack(key)]++] = key; });
+  return keys;
+}
+
 void EncodePlan::OrderKeys() {
   // A counting sort by stack: the number of keys of each stack, then each
   // stack's first slot in keys_, then the keys.
   TableVector<uint32_t> slot(p_.tables.stacks().size(), 0);
-  TableVector<uint32_t> stacks;
   size_t n = 0;
-  ForEachKey([&](uint32_t key) {
-    if (slot[p_.aggregate.key_stack(key)]++ == 0) stacks.push_back(p_.aggregate.key_stack(key));
-    ++n;
-  });
-  // Comparing the frames' internal ids is enough: what matters is that
-  // equal root-side paths end up adjacent, not how siblings are ordered.
-  std::sort(stacks.begin(), stacks.end(), [&](uint32_t a, uint32_t b) {
-    const absl::Span<const uint32_t> fa = p_.tables.stacks().Get(a), fb = p_.tables.stacks().Get(b);
-    return std::lexicographical_compare(fa.rbegin(), fa.rend(), fb.rbegin(), fb.rend());
-  });
+  const TableVector<uint32_t> stacks = StacksFromRoot(
+      p_,
+      [&](auto&& f) {
+        ForEachKey([&](uint32_t key) {
+          f(key);
+          ++n;
+        });
+      },
+      &slot);
   uint32_t next = 0;
   stack_runs_.reserve(stacks.size());
   for (uint32_t stack : stacks) {

@@ -40,13 +40,19 @@
 namespace stackrec {
 
 // Which samples to write, when not all of them: a subset of the
-// aggregated keys plus one pseudo-sample that sums what was left out.
+// aggregated keys and of the timestamped samples, and one pseudo-sample
+// that sums what was left out.
 struct SampleSelection {
   std::vector<uint32_t> keys;         // aggregated keys to write, in this order
-  bool timed = true;                  // whether to write the timestamped samples
+  std::vector<uint32_t> timed;        // timestamped samples to write, in this order
   uint32_t extra_stack = 0;           // the pseudo-sample's stack...
   std::vector<int64_t> extra_values;  // ...and values (none: no pseudo-sample)
 };
+
+// The aggregated keys of `p` in the order an EncodePlan without a selection
+// writes them (see the top of this file): what a selection of keys keeps
+// to be written in the same order.
+TableVector<uint32_t> KeysInWritingOrder(const ProfileParts& p);
 
 // What one encoding wrote, for stackrec_encoded_stats.
 struct EncodeStats {
@@ -112,11 +118,15 @@ class EncodePlan {
   }
   template <typename F>
   void ForEachTimed(F&& f) const {
-    if (selection_ != nullptr && !selection_->timed) return;
     const Aggregate& samples = p_.aggregate;
-    for (size_t i = 0; i < samples.timed_count(); ++i) {
+    auto write = [&](size_t i) {
       f(samples.timed_stack(i), samples.timed_labels(i), samples.timed_values(i),
         samples.timed_timestamp(i));
+    };
+    if (selection_ == nullptr) {
+      for (size_t i = 0; i < samples.timed_count(); ++i) write(i);
+    } else {
+      for (uint32_t i : selection_->timed) write(i);
     }
   }
   const SampleSelection* selection() const { return selection_; }

@@ -8,6 +8,8 @@
 #ifndef STACKREC_SRC_INPUT_SERIALIZE_OPTIONS_H_
 #define STACKREC_SRC_INPUT_SERIALIZE_OPTIONS_H_
 
+#include <cstddef>
+
 #include "base/status.h"
 #include "input/otlp_options.h"
 
@@ -18,11 +20,25 @@ enum class Compression : int { kGzip = 0, kNone = 1, kZstd = 2 };
 // request (encode/otlp/).
 enum class Format : int { kPprof = 0, kOtlp = 1 };
 
+// Limits on each part of one serialization, for backends that refuse big
+// profiles (serialize/parts.h); 0 is no limit. With none set a
+// serialization is one part, as it always was.
+struct Budget {
+  size_t part_bytes = 0;               // a part's bytes as returned (compressed)
+  size_t part_uncompressed_bytes = 0;  // a part's message before compression
+  size_t part_samples = 0;             // a part's samples (OTLP: of each Profile)
+  size_t parts = 0;                    // parts in one serialization
+  bool any() const {
+    return part_bytes != 0 || part_uncompressed_bytes != 0 || part_samples != 0 || parts != 0;
+  }
+};
+
 struct SerializeOptions {
   Compression compression = Compression::kGzip;
   int level = 0;  // 0: the compression's default
   Format format = Format::kPprof;
   OtlpOptions otlp = {};  // read by the OTLP encoder only
+  Budget budget = {};
 };
 
 // The defaults behind level 0. gzip's is zlib's fastest level, as Go's

@@ -263,6 +263,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
     return Error(Code::kBusy, "recorder: another thread is serializing this recorder");
   }
   SerializerTurn turn(&serializing_);
+  // A budget no part can meet is refused while the samples are still
+  // where the next serialization finds them.
+  STACKREC_RETURN_IF_ERROR(CheckBudget(options_, options));
   const uint32_t old_index = samples_.active();
   SlotState& old = slot_state_[old_index];
   const int64_t flip_ns = FlipSlots(clock);

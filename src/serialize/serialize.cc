@@ -36,15 +36,11 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
   const size_t values = samples.width();
   std::vector<uint32_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
-  auto weight = [&](uint32_t i) {
-    const int64_t v = samples.key_values(i)[0];
-    return v == INT64_MIN ? INT64_MAX : (v < 0 ? -v : v);
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return weight(a) > weight(b); });
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return FoldWeight(samples.key_values(a)) > FoldWeight(samples.key_values(b));
+  });
 
   SampleSelection selection;
-  selection.timed = false;
   selection.extra_stack = profile.InternPseudoStack(kOutputLimitFrame);
   size_t keep = n;
   for (;;) {
@@ -80,19 +76,32 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
 
 Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64_t end_ns,
                         TableString* out, SerializationStats* stats, OutputSizes* sizes) {
+  const bool split = options.budget.any();
   if (sizes != nullptr) {
-    out->reserve(std::min(sizes->Expected(options.compression, options.format),
-                          profile.options().max_output_bytes));
+    const size_t expected = sizes->Expected(options.compression, options.format, split);
+    out->reserve(split ? expected : std::min(expected, profile.options().max_output_bytes));
   }
   *stats = SerializationStats();
   stats->samples_added = profile.samples_added();
   stats->samples_truncated = profile.samples_truncated();
   stats->samples_over_memory = profile.samples_over_memory();
   const int64_t start = MonotonicNanos();
-  const Status status = EncodeWithinLimit(profile, options, end_ns, out, &stats->encoded);
+  const size_t begin = out->size();
+  Status status;
+  if (split) {
+    status = EncodeInParts(profile, options, profile.options().max_output_bytes, end_ns, out,
+                           &stats->parts, &stats->encoded, &stats->folded_because);
+  } else {
+    status = EncodeWithinLimit(profile, options, end_ns, out, &stats->encoded);
+    if (status.ok()) {
+      stats->parts.push_back({begin, out->size() - begin, stats->encoded.samples_written,
+                              stats->encoded.uncompressed_bytes});
+      if (stats->encoded.samples_left_out != 0) stats->folded_because = FoldReason::kOutputLimit;
+    }
+  }
   stats->encode_ns = MonotonicNanos() - start;
   if (sizes != nullptr && status.ok()) {
-    sizes->Record(options.compression, out->size(), options.format);
+    sizes->Record(options.compression, options.format, split, out->size());
   }
   return status;
 }

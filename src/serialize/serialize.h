@@ -13,12 +13,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "base/status.h"
 #include "base/table_memory.h"
 #include "encode/encode_plan.h"
 #include "input/serialize_options.h"
 #include "profile/profile.h"
+#include "serialize/parts.h"
 
 namespace stackrec {
 
@@ -37,7 +39,10 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
 
 // One serialization of a profile, as stackrec_encoded_stats reports it.
 struct SerializationStats {
-  EncodeStats encoded;
+  EncodeStats encoded;  // summed over the parts
+  // The parts of the output, one unless a budget split it (parts.h).
+  std::vector<OutputPart> parts;
+  FoldReason folded_because = FoldReason::kNone;
   // The profile's counters at the time (see Profile::samples_added()).
   uint64_t samples_added = 0, samples_truncated = 0, samples_over_memory = 0;
   int64_t encode_ns = 0;  // time spent in EncodeWithinLimit
@@ -51,25 +56,29 @@ struct SerializationStats {
 // the next, and gzip's and zstd's differ by a few percent.
 class OutputSizes {
  public:
-  // A little more than the last output like it; 0 if none yet.
-  size_t Expected(Compression compression, Format format = Format::kPprof) const {
-    const size_t last = last_[Index(compression, format)];
+  // A little more than the last output like it; 0 if none yet. The parts
+  // of a split output count together, and apart from unsplit outputs:
+  // their dictionaries repeat, so they take more.
+  size_t Expected(Compression compression, Format format, bool split) const {
+    const size_t last = last_[Index(compression, format, split)];
     return last + last / 8;
   }
-  void Record(Compression compression, size_t bytes, Format format = Format::kPprof) {
-    last_[Index(compression, format)] = bytes;
+  void Record(Compression compression, Format format, bool split, size_t bytes) {
+    last_[Index(compression, format, split)] = bytes;
   }
 
  private:
-  static size_t Index(Compression compression, Format format) {
-    return (format == Format::kOtlp ? 2 : 0) + (compression == Compression::kNone ? 1 : 0);
+  static size_t Index(Compression compression, Format format, bool split) {
+    return (split ? 4 : 0) + (format == Format::kOtlp ? 2 : 0) +
+           (compression == Compression::kNone ? 1 : 0);
   }
-  size_t last_[4] = {};  // pprof compressed, uncompressed; OTLP likewise
+  size_t last_[8] = {};  // pprof compressed, uncompressed; OTLP likewise; then split
 };
 
-// EncodeWithinLimit, timed, with the profile's counters. With `sizes`,
-// *out is first given the capacity sizes->Expected() (at most the
-// profile's max_output_bytes), and a successful output's size is recorded.
+// EncodeWithinLimit, or EncodeInParts when options.budget sets a limit,
+// timed, with the profile's counters. With `sizes`, *out is first given
+// the capacity sizes->Expected() (at most the profile's max_output_bytes
+// unless split), and a successful output's size is recorded.
 Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64_t end_ns,
                         TableString* out, SerializationStats* stats, OutputSizes* sizes = nullptr);
 

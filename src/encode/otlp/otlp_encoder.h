@@ -22,6 +22,7 @@
 
 #include "encode/encode_driver.h"
 #include "encode/encode_plan.h"
+#include "encode/part_costs.h"
 #include "input/serialize_options.h"
 #include "profile/profile_parts.h"
 
@@ -33,6 +34,18 @@ namespace stackrec {
 std::unique_ptr<FormatWriter> MakeOtlpWriter(const ProfileParts& parts,
                                              const SerializeOptions& options, int64_t end_ns,
                                              EncodePlan* plan);
+
+// What an OTLP part spends on each thing (part_costs.h): a stack's frames
+// once in the stack table, a Sample per enabled type referring to it, and
+// labels as attributes, each once in the attribute table.
+inline PartCostModel OtlpCostModel(size_t enabled_types) {
+  PartCostModel model;
+  model.frames_in_samples = false;
+  model.messages_per_sample = static_cast<uint32_t>(enabled_types);
+  model.sample_label = 2;
+  model.new_label = 12;
+  return model;
+}
 
 }  // namespace stackrec
 

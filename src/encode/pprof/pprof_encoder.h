@@ -23,6 +23,7 @@
 
 #include "encode/encode_driver.h"
 #include "encode/encode_plan.h"
+#include "encode/part_costs.h"
 #include "input/serialize_options.h"
 #include "profile/profile_parts.h"
 
@@ -33,6 +34,15 @@ namespace stackrec {
 std::unique_ptr<FormatWriter> MakePprofWriter(const ProfileParts& parts,
                                               const SerializeOptions& options, int64_t end_ns,
                                               EncodePlan* plan);
+
+// What a pprof part spends on each thing (part_costs.h): a sample lists
+// its frames' location ids and carries its labels.
+inline PartCostModel PprofCostModel() {
+  PartCostModel model;
+  model.frames_in_samples = true;
+  model.messages_per_sample = 1;
+  return model;
+}
 
 }  // namespace stackrec
 
