@@ -37,6 +37,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "demo_parts.h"
 #include "otlp_readback.h"
 #include "profile.pb.h"
 #include "rails_workload.h"
@@ -431,18 +432,67 @@ int FinishOtlp(const std::string& path, const Recorded& rec, size_t file_size, d
   return 0;
 }
 
+// --budget: the parts, each in a file of its own, read back and checked
+// together against what was recorded (demo_parts.h).
+int FinishParts(stackrec_encoded* encoded, const stackrec_serialize_options& opts,
+                const std::string& path, bool otlp, const Recorded& rec,
+                stackrec_profile* profile) {
+  stackrec_encode_stats stats{};
+  Check(stackrec_encoded_stats(encoded, &stats), "stackrec_encoded_stats");
+  const demo::PartsSummary parts = demo::WriteParts(encoded, opts, path, otlp, &Gunzip);
+  stackrec_encoded_free(encoded);
+  stackrec_profile_free(profile);
+  std::printf("\nChecks against what was recorded\n");
+  bool ok = parts.ok;
+  for (size_t i = 0; i < kSampleTypes; ++i) {
+    const auto it = parts.totals.find(kSampleTypeNames[i][0]);
+    const int64_t got = it == parts.totals.end() ? 0 : it->second;
+    std::printf("  %-4s %s: %s in the parts, %s recorded\n", got == rec.totals[i] ? "ok" : "FAIL",
+                kSampleTypeNames[i][0], Group(got).c_str(), Group(rec.totals[i]).c_str());
+    ok = ok && got == rec.totals[i];
+  }
+  // Every distinct (stack, labels) once, or summed into the pseudo-sample.
+  const int64_t expected = static_cast<int64_t>(rec.keys.size()) -
+                           static_cast<int64_t>(stats.samples_left_out) +
+                           (stats.samples_left_out != 0 ? 1 : 0);
+  std::printf(
+      "  %-4s %s samples in the parts: %s distinct recorded, %s summed into the "
+      "output limit's pseudo-sample\n",
+      parts.samples == expected ? "ok" : "FAIL", Group(parts.samples).c_str(),
+      Group(static_cast<int64_t>(rec.keys.size())).c_str(),
+      Group(static_cast<int64_t>(stats.samples_left_out)).c_str());
+  ok = ok && parts.samples == expected;
+  std::printf("\ntime        serialize %.0f ms for %llu part(s)\n",
+              static_cast<double>(stats.encode_ns) / 1e6,
+              static_cast<unsigned long long>(stats.parts));
+  if (!ok) std::fprintf(stderr, "stackrec-demo: the parts do not hold what was recorded\n");
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
   bool otlp = false;
+  stackrec_serialize_options budget = {};
+  bool budgeted = false;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() >= 2 && args[0] == "--format" && (args[1] == "pprof" || args[1] == "otlp")) {
-    otlp = args[1] == "otlp";
+  for (;;) {
+    if (args.size() >= 2 && args[0] == "--format" && (args[1] == "pprof" || args[1] == "otlp")) {
+      otlp = args[1] == "otlp";
+    } else if (args.size() >= 2 && args[0] == "--budget" && demo::ParseBudget(args[1], &budget)) {
+      budgeted = true;
+    } else {
+      break;
+    }
     args.erase(args.begin(), args.begin() + 2);
   }
   if (args.size() > 1 || (!args.empty() && args[0].rfind("--", 0) == 0)) {
-    std::fprintf(stderr, "usage: %s [--format pprof|otlp] [output]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s [--format pprof|otlp] [--budget BUDGET] [output]\n"
+                 "  BUDGET: datadog, pyroscope, otlp-http, otlp-grpc, or any of\n"
+                 "          bytes=N,uncompressed=N,samples=N,parts=N (per part; parts in all)\n",
+                 argv[0]);
     return 2;
   }
   const std::string path = !args.empty() ? args[0] : (otlp ? "demo.otlp.pb" : "demo.pb.gz");
@@ -466,8 +516,15 @@ int main(int argc, char** argv) {
     opts.format = STACKREC_FORMAT_OTLP;
     opts.service_name = Str(kServiceName);
   }
+  if (budgeted) {
+    opts.part_max_bytes = budget.part_max_bytes;
+    opts.part_max_uncompressed_bytes = budget.part_max_uncompressed_bytes;
+    opts.part_max_samples = budget.part_max_samples;
+    opts.max_parts = budget.max_parts;
+  }
   stackrec_encoded* encoded = nullptr;
   Check(stackrec_profile_serialize(profile, &opts, &encoded), "stackrec_profile_serialize");
+  if (budgeted) return FinishParts(encoded, opts, path, otlp, rec, profile);
   const double serialize_ms = MillisSince(serialize_start);
   const size_t file_size = stackrec_encoded_size(encoded);
   WriteFile(path, stackrec_encoded_data(encoded), file_size);
