@@ -10,7 +10,7 @@
 //
 //   build/release/bench/stackrec-bench-workloads [--reps=5] [--heavy-reps=3]
 //       [--scaling-reps=3] [--format-reps=11]
-//       [--only=typical,heavy,depth,keys,formats] [--no-verify]
+//       [--only=typical,heavy,depth,keys,formats,budgets] [--no-verify]
 //
 //   --only also takes typical_sys and heavy_sys, not run by default: the
 //   same workloads with every function's system name set to its name
@@ -39,6 +39,11 @@
 //   pprof and as OTLP (stackrec_serialize_options.format), gzip, zstd, none,
 //   the formats taking turns within one process, --format-reps times each;
 //   CPU ms (medians) and bytes, compressed and not.
+//   Then the budgets table: the heavy profile serialized whole and split
+//   into parts within each common backend's budget (docs/limits.md), the
+//   two taking turns, --format-reps times each; CPU ms (medians), the parts
+//   and the largest part, and the peak memory of one serialization of each
+//   in a forked child.
 //   Every figure is the median of --reps runs (heavy: --heavy-reps, scaling:
 //   --scaling-reps), each in a fresh forked process; in each round the
 //   implementations take turns, with an untimed stackrec child between the
@@ -131,6 +136,7 @@
 #include <vector>
 
 #include "workload.h"
+#include "workloads_budgets.h"
 #include "workloads_cases.h"
 #include "workloads_formats.h"
 #include "workloads_harness.h"
@@ -145,7 +151,7 @@ struct Options {
   int scaling_reps = 3;
   int format_reps = 11;
   bool verify = true;
-  std::vector<std::string> only = {"typical", "heavy", "depth", "keys", "formats"};
+  std::vector<std::string> only = {"typical", "heavy", "depth", "keys", "formats", "budgets"};
   bool Wants(const std::string& part) const {
     return std::find(only.begin(), only.end(), part) != only.end();
   }
@@ -309,6 +315,19 @@ bool RunFormatTables(const Options& opt) {
   return true;
 }
 
+// The heavy workload whole and split within each backend's budget.
+bool RunBudgetTables(const Options& opt) {
+  std::printf(
+      "\n## budgets: one profile serialized whole and split into parts within a budget "
+      "(%d runs each, taking turns; medians, CPU time; largest part: bytes / uncompressed / "
+      "samples)\n\n",
+      opt.format_reps);
+  Table table(kBudgetsHeader);
+  if (!RunBudgets(HeavySpec(), opt.format_reps, &table)) return false;
+  table.Print();
+  return true;
+}
+
 int RunTables(const Options& opt) {
   std::printf("# stackrec-bench-workloads\n\n");
   std::printf(
@@ -339,6 +358,7 @@ int RunTables(const Options& opt) {
   if (opt.Wants("depth")) ok = RunDepthScaling(opt) && ok;
   if (opt.Wants("keys")) ok = RunKeyScaling(opt) && ok;
   if (opt.Wants("formats")) ok = RunFormatTables(opt) && ok;
+  if (opt.Wants("budgets")) ok = RunBudgetTables(opt) && ok;
   if (!g_peak_reset_ok) {
     std::printf(
         "\nwarning: /proc/self/clear_refs could not reset VmHWM; memory "
@@ -403,11 +423,12 @@ int main(int argc, char** argv) {
   Options opt;
   std::vector<char*> rest = {argv[0]};
   if (!ParseFlags(argc, argv, &opt, &gbench, &rest)) {
-    std::fprintf(stderr,
-                 "usage: %s [--reps=N] [--heavy-reps=N] [--scaling-reps=N] [--format-reps=N]\n"
-                 "          [--only=typical,heavy,depth,keys,formats,typical_sys,heavy_sys] "
-                 "[--no-verify]\n       %s --gbench [--benchmark_...]\n",
-                 argv[0], argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s [--reps=N] [--heavy-reps=N] [--scaling-reps=N] [--format-reps=N]\n"
+        "          [--only=typical,heavy,depth,keys,formats,budgets,typical_sys,heavy_sys] "
+        "[--no-verify]\n       %s --gbench [--benchmark_...]\n",
+        argv[0], argv[0]);
     return 2;
   }
   if (gbench) {

@@ -42,13 +42,9 @@ bool Measure(stackrec_profile* p, const stackrec_serialize_options& o, Figures* 
 }  // namespace
 
 bool RunFormats(const WorkloadSpec& spec, int reps, Table* table) {
-  std::unique_ptr<Workload> w(new Workload(spec));
-  const stackrec_profile_options opts = ProfileOptions();
-  stackrec_profile* p = nullptr;
-  if (stackrec_profile_new(&opts, &p) != STACKREC_OK) return false;
-  std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)> owner(p, stackrec_profile_free);
-  if (!FillProfile(*w, p)) return false;
-  w.reset();
+  ProfilePtr owner = FilledProfile(spec);
+  if (owner == nullptr) return false;
+  stackrec_profile* const p = owner.get();
   for (stackrec_compression c :
        {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD, STACKREC_COMPRESSION_NONE}) {
     Figures pprof, otlp;

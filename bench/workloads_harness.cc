@@ -94,6 +94,16 @@ bool FillProfile(const Workload& w, stackrec_profile* p) {
   return true;
 }
 
+ProfilePtr FilledProfile(const WorkloadSpec& spec) {
+  ProfilePtr none(nullptr, stackrec_profile_free);
+  const std::unique_ptr<Workload> w(new Workload(spec));
+  const stackrec_profile_options opts = ProfileOptions();
+  stackrec_profile* p = nullptr;
+  if (stackrec_profile_new(&opts, &p) != STACKREC_OK) return none;
+  ProfilePtr owner(p, stackrec_profile_free);
+  return FillProfile(*w, p) ? std::move(owner) : std::move(none);
+}
+
 void TakeFirstFill(const AddTiming& t, Measurement* m) {
   m->add_ns = t.ns;
   m->add_wall_ns = t.wall_ns;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -197,6 +198,12 @@ AddTiming TimedAdds(const Workload& w, Add&& add, SetEndpoint&& set_endpoint) {
 // sample: a profile to serialize. False at the first call that fails
 // (stackrec_last_error() says why).
 bool FillProfile(const Workload& w, stackrec_profile* p);
+
+using ProfilePtr = std::unique_ptr<stackrec_profile, void (*)(stackrec_profile*)>;
+// A profile of ProfileOptions() holding `spec`'s workload (built here and
+// dropped once added); null if a call failed (stackrec_last_error() says
+// which).
+ProfilePtr FilledProfile(const WorkloadSpec& spec);
 
 // ---- Memory -----------------------------------------------------------------
 
