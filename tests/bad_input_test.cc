@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "support/id_program.h"
+#include "support/target.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;
@@ -562,4 +564,242 @@ TEST_CASE("invalid UTF-8 in a frame that max_frames cuts is still refused") {
   stackrec_stats stats{};
   REQUIRE(stackrec_recorder_stats(r.get(), &stats) == STACKREC_OK);
   CHECK(stats.objects_tracked == 0);
+}
+
+namespace {
+
+// A sample that breaks a rule of content is refused by name on every path
+// that takes a sample by content: a profile's add (its content unchanged,
+// see ExpectRejected), a recorder's record and a recorder's track (nothing
+// recorded or tracked, every refusal counted).
+void ExpectRefusedByContent(SampleBuilder& b, const std::string& needle) {
+  INFO("refused for: " << needle);
+  ExpectAddRejected(b, needle);
+
+  Target recorder(Kind::kRecorder);
+  SampleBuilder kept;
+  kept.Frame("kept").Values({1, 1, 1});
+  REQUIRE(recorder.Add(&kept.Get()) == STACKREC_OK);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CHECK(recorder.Add(&b.Get()) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()).find(needle) != std::string::npos);
+  }
+  const Profile out = recorder.Take();
+  REQUIRE(out.sample_size() == 1);
+  CHECK(FrameNames(out, out.sample(0)) == std::vector<std::string>{"kept"});
+  stackrec_stats stats{};
+  REQUIRE(stackrec_recorder_stats(recorder.recorder(), &stats) == STACKREC_OK);
+  CHECK(stats.records_rejected == 2);
+
+  // Every type a live-heap type, so that the sample's values may be tracked.
+  Options o;
+  const size_t live[] = {0, 1, 2};
+  o.opts.live_heap_types = live;
+  o.opts.live_heap_types_len = 3;
+  auto heap = NewRecorder(o.opts);
+  const int64_t timestamp = b.Get().timestamp_ns;
+  // Track takes no timestamp at all, and says so for a negative one too.
+  CHECK(stackrec_recorder_track(heap.get(), 7, &b.Get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error())
+            .find(timestamp != 0 ? "sample.timestamp_ns is" : needle.c_str()) != std::string::npos);
+  REQUIRE(stackrec_recorder_stats(heap.get(), &stats) == STACKREC_OK);
+  CHECK(stats.objects_tracked == 0);
+}
+
+// As ExpectRefusedByContent for one frame, `bad`, put second in a stack;
+// and third, past max_frames 2, where it is cut but still the caller's.
+void ExpectFrameRefused(const stackrec_location& bad, const std::string& field_at_1,
+                        const std::string& field_at_2) {
+  SampleBuilder b;
+  b.Frame("leaf").Location(bad).Frame("root").Values({1, 1, 1});
+  ExpectRefusedByContent(b, field_at_1);
+  Options o;
+  o.opts.max_frames = 2;
+  auto p = NewProfile(o.opts);
+  SampleBuilder cut;
+  cut.Frame("leaf").Frame("mid").Location(bad).Values({1, 1, 1});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CHECK(stackrec_profile_add(p.get(), &cut.Get()) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()).find(field_at_2) != std::string::npos);
+  }
+  CHECK(SerializeAndDecode(p.get()).sample_size() == 0);
+}
+
+// An intern call refused by name on a profile and on a recorder, which
+// still record what they interned before.
+void ExpectInternRefused(const std::function<stackrec_status(Target&, uint32_t*)>& intern,
+                         const std::string& message) {
+  for (const Kind kind : {Kind::kProfile, Kind::kRecorder}) {
+    INFO(KindName(kind));
+    Target t(kind);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      uint32_t id = 77;
+      CHECK(intern(t, &id) == STACKREC_INVALID_ARGUMENT);
+      CHECK(id == 0);
+      CHECK(std::string(stackrec_last_error()) == message);
+    }
+    const uint32_t fn = Intern(t, Fn("after"));
+    const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, fn, 0, 1))});
+    stackrec_id_sample s{};
+    const int64_t values[] = {1, 1, 1};
+    s.stack_id = stack;
+    s.values = values;
+    s.values_len = 3;
+    AddIds(t, s);
+    CHECK(t.Take().sample_size() == 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a negative timestamp is refused on every entry point") {
+  SampleBuilder b;
+  b.Frame("f").Values({1, 1, 1}).Timestamp(-5);
+  ExpectRefusedByContent(
+      b, "sample.timestamp_ns is -5: a timestamp counts nanoseconds since the Unix epoch");
+  for (const Kind kind : {Kind::kProfile, Kind::kRecorder}) {
+    INFO(KindName(kind));
+    Target t(kind);
+    const uint32_t stack =
+        Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+    stackrec_id_sample s{};
+    const int64_t values[] = {1, 1, 1};
+    s.stack_id = stack;
+    s.values = values;
+    s.values_len = 3;
+    s.timestamp_ns = -5;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) ==
+          "sample.timestamp_ns is -5: a timestamp counts nanoseconds since the Unix epoch, and 0 "
+          "means none");
+    CHECK(t.Take().sample_size() == 0);
+  }
+}
+
+TEST_CASE("negative lines and start lines are refused, naming the frame") {
+  stackrec_location line{};
+  line.function.name = S("f");
+  line.line = -1;
+  ExpectFrameRefused(line, "sample.locations[1].line is -1: lines count from 1, and 0 means none",
+                     "sample.locations[2].line is -1");
+  stackrec_location start{};
+  start.function.name = S("f");
+  start.function.start_line = -3;
+  ExpectFrameRefused(start, "sample.locations[1].function.start_line is -3",
+                     "sample.locations[2].function.start_line is -3");
+  // A line of a frame without a function is not written, but refused all
+  // the same: it is the caller's.
+  stackrec_location bare{};
+  bare.address = 0x10;
+  bare.line = -2;
+  ExpectFrameRefused(bare, "sample.locations[1].line is -2", "sample.locations[2].line is -2");
+
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_interned_location l = Loc(0, 0, 0x10, -1);
+        return t.InternLocation(&l, id);
+      },
+      "location.line is -1: lines count from 1, and 0 means none");
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_function f = Fn("f", "f.rb", -4);
+        return t.InternFunction(&f, id);
+      },
+      "function.start_line is -4: lines count from 1, and 0 means none");
+}
+
+TEST_CASE("a function with a start line but no name, system name or file name is refused") {
+  stackrec_location nameless{};
+  nameless.function.start_line = 12;
+  ExpectFrameRefused(nameless,
+                     "sample.locations[1].function has a start_line but no name, system_name or "
+                     "filename",
+                     "sample.locations[2].function has a start_line");
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_function f = Fn("", "", 12);
+        return t.InternFunction(&f, id);
+      },
+      "function has a start_line but no name, system_name or filename: a function is named");
+}
+
+TEST_CASE("a frame with nothing in it is refused") {
+  const stackrec_location empty{};
+  ExpectFrameRefused(empty,
+                     "sample.locations[1] has no mapping, function or address: a frame holds at "
+                     "least one",
+                     "sample.locations[2] has no mapping, function or address");
+  // Its line alone is not something: a line belongs to a function.
+  stackrec_location line_only{};
+  line_only.line = 4;
+  ExpectFrameRefused(line_only, "sample.locations[1] has no mapping, function or address",
+                     "sample.locations[2] has no mapping, function or address");
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_interned_location l = Loc(0, 0, 0, 3);
+        return t.InternLocation(&l, id);
+      },
+      "location has no mapping_id, function_id or address: a location holds at least one");
+}
+
+TEST_CASE("a mapping whose address range is inverted or empty is refused") {
+  stackrec_location inverted{};
+  inverted.function.name = S("f");
+  inverted.mapping.memory_start = 0x2000;
+  inverted.mapping.memory_limit = 0x1000;
+  ExpectFrameRefused(inverted,
+                     "sample.locations[1].mapping.memory_limit 0x1000 is not above "
+                     "sample.locations[1].mapping.memory_start 0x2000: the range "
+                     "[memory_start, memory_limit) is inverted",
+                     "sample.locations[2].mapping.memory_limit 0x1000 is not above");
+  stackrec_location empty = inverted;
+  empty.mapping.memory_limit = 0x2000;
+  ExpectFrameRefused(empty, "sample.locations[1].mapping.memory_limit 0x2000 is not above",
+                     "[memory_start, memory_limit) is empty");
+  stackrec_location no_limit = inverted;
+  no_limit.mapping.memory_limit = 0;
+  ExpectFrameRefused(no_limit, "sample.locations[1].mapping.memory_limit 0x0 is not above",
+                     "is inverted");
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_mapping m = Mapping(0x1000, 0x1000, 0, "/lib/x.so", "");
+        return t.InternMapping(&m, id);
+      },
+      "mapping.memory_limit 0x1000 is not above mapping.memory_start 0x1000: the range "
+      "[memory_start, memory_limit) is empty");
+  // A mapping known by its file alone has no addresses at all: accepted.
+  stackrec_location file_only{};
+  file_only.function.name = S("f");
+  file_only.mapping.filename = S("/lib/x.so");
+  auto p = NewProfile();
+  SampleBuilder b;
+  b.Location(file_only).Values({1, 1, 1});
+  Add(p.get(), b);
+  CHECK(SerializeAndDecode(p.get()).mapping_size() == 1);
+}
+
+TEST_CASE("a number keyed end_timestamp_ns is refused, a string only with a timestamp") {
+  // pprof readers take the number for the sample's timestamp, OTLP readers
+  // for an attribute: the two formats would disagree.
+  SampleBuilder number;
+  number.Frame("f").Values({1, 1, 1}).NumLabel("end_timestamp_ns", 5);
+  ExpectRefusedByContent(number,
+                         "sample.labels[0].key \"end_timestamp_ns\" with a number is a timestamp "
+                         "to pprof readers and an attribute to OTLP ones");
+  ExpectInternRefused(
+      [](Target& t, uint32_t* id) {
+        const stackrec_label l = NumLabel("end_timestamp_ns", 5);
+        return t.InternLabels(&l, 1, id);
+      },
+      "labels[0].key \"end_timestamp_ns\" with a number is a timestamp to pprof readers and an "
+      "attribute to OTLP ones: give the sample's timestamp_ns instead");
+  // A string is an ordinary label, but for a timestamped sample.
+  SampleBuilder text;
+  text.Frame("f").Values({1, 1, 1}).Label("end_timestamp_ns", "late");
+  auto p = NewProfile();
+  Add(p.get(), text);
+  const Profile out = SerializeAndDecode(p.get());
+  CHECK(StrLabel(out, out.sample(0), "end_timestamp_ns") == "late");
+  text.Timestamp(9);
+  ExpectAddRejected(text, "sample.labels[0].key \"end_timestamp_ns\" is reserved");
 }

@@ -56,7 +56,7 @@ TEST_CASE("an imported stack and label set keep their content and are found by i
   REQUIRE(dict.InternStack(locations, &stack_id).ok());
   std::vector<LabelView> labels(1);
   labels[0].key = "end_timestamp_ns";
-  labels[0].num = 5;
+  labels[0].str = "5";
   REQUIRE(dict.InternLabels(labels, &labels_id).ok());
 
   SampleTables tables;
@@ -77,7 +77,7 @@ TEST_CASE("an imported stack and label set keep their content and are found by i
   tables.LabelViews(label_set & ~DictionaryImports::kEndTimestampBit, &back);
   REQUIRE(back.size() == 1);
   CHECK(back[0].key == "end_timestamp_ns");
-  CHECK(back[0].num == 5);
+  CHECK(back[0].str == "5");
   // An id that does not exist is refused by name.
   uint32_t unused = 0;
   CHECK(imports.ImportStack(dict, stack_id + 7, &tables, &unused).code() ==

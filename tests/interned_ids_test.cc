@@ -1328,7 +1328,7 @@ TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples 
       kind,
       [](Target& t, const Ids& ids) {
         IdSample s(ids.stacks[0]);
-        s.s.labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
+        s.s.labels_id = Intern(t, {StrLabel("end_timestamp_ns", "5")});
         s.s.timestamp_ns = 99;
         return t.AddIds(&s.s);
       },
@@ -1339,7 +1339,7 @@ TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples 
   Target t(kind);
   const uint32_t stack =
       Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
-  const uint32_t labels_id = Intern(t, {NumLabel("end_timestamp_ns", 5)});
+  const uint32_t labels_id = Intern(t, {StrLabel("end_timestamp_ns", "5")});
   const int64_t values[] = {1, 2, 3};
   stackrec_id_sample s{};
   s.stack_id = stack;
@@ -1369,7 +1369,7 @@ TEST_CASE(
   Target t(kind);
   const uint32_t stack =
       Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
-  const stackrec_label label = NumLabel("end_timestamp_ns", 5);
+  const stackrec_label label = StrLabel("end_timestamp_ns", "5");
   const int64_t values[] = {1, 2, 3};
   stackrec_id_sample by_id{};
   by_id.stack_id = stack;

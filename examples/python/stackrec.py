@@ -348,7 +348,7 @@ class Recorder:
         location_ids = (ctypes.c_uint32 * len(frames))()
         for i, (name, filename, line) in enumerate(frames):
             location = _InternedLocation(line=line)
-            if name.len or filename.len:  # else no function: the address alone
+            if name.len or filename.len:  # else no function, and no address: refused
                 function = _Function(name=name, filename=filename)
                 function_id = ctypes.c_uint32()
                 _check(_recorder_intern_function(self._live_handle(), ctypes.byref(function),

@@ -167,21 +167,23 @@ typedef struct stackrec_value_type {
   stackrec_str unit;
 } stackrec_value_type;
 
-/* The binary a frame's code lives in. All zero: no mapping. */
+/* The binary a frame's code lives in. All zero: no mapping. Addresses, if any, are a non-empty
+ * range: memory_start < memory_limit. */
 typedef struct stackrec_mapping {
   uint64_t memory_start, memory_limit, file_offset;
   stackrec_str filename, build_id;
 } stackrec_mapping;
 
-/* All empty and zero: no function, the frame is its address alone (not symbolized yet). */
+/* All empty and zero: no function, the frame is its address alone (not symbolized yet). Else it
+ * has a name, system_name or filename; start_line counts from 1, 0 for none. */
 typedef struct stackrec_function {
   stackrec_str name, system_name, filename;
   int64_t start_line;
 } stackrec_function;
 
-/* One frame; frames with all fields equal are one location. `inlined`: the function was inlined
- * into the next frame's, which must then have the same address and mapping
- * (docs/format.md#inline-frames). */
+/* One frame; frames with all fields equal are one location. A frame has a mapping, a function or
+ * an address; line counts from 1, 0 for none. `inlined`: the function was inlined into the next
+ * frame's, which must then have the same address and mapping (docs/format.md#inline-frames). */
 typedef struct stackrec_location {
   stackrec_mapping mapping;
   stackrec_function function;
@@ -191,8 +193,8 @@ typedef struct stackrec_location {
 } stackrec_location;
 
 /* A string label when str.len > 0, else a numeric one (num, and an optional num_unit such as
- * "bytes"); both at once is refused. Keys are non-empty and unique in a sample
- * (docs/format.md#labels). */
+ * "bytes"); both at once is refused. Keys are non-empty and unique in a sample; a number keyed
+ * "end_timestamp_ns" is refused, the sample's timestamp_ns says it (docs/format.md#labels). */
 typedef struct stackrec_label {
   stackrec_str key;
   stackrec_str str;
@@ -202,8 +204,9 @@ typedef struct stackrec_label {
 
 /* One observation: the stack (leaf first, may be empty), exactly one value per declared sample type
  * (disabled ones included), and labels. Samples with timestamp_ns 0 and the same stack and labels
- * (same order) are summed, saturating; a non-zero timestamp_ns keeps the sample on its own,
- * labelled "end_timestamp_ns" (docs/format.md#sample-types-and-values). */
+ * (same order) are summed, saturating; a timestamp_ns (nanoseconds since the Unix epoch, 0 for
+ * none, never negative) keeps the sample on its own, labelled "end_timestamp_ns"
+ * (docs/format.md#sample-types-and-values). */
 typedef struct stackrec_sample {
   const stackrec_location *locations;
   size_t locations_len;

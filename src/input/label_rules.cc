@@ -62,6 +62,12 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
     if (!l.str.empty() && !l.num_unit.empty()) {
       return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a num_unit", array, i);
     }
+    if (l.key == kEndTimestampKey && l.str.empty()) {
+      return Error(Code::kInvalidArgument,
+                   "%s[%zu].key \"end_timestamp_ns\" with a number is a timestamp to pprof "
+                   "readers and an attribute to OTLP ones: give the sample's timestamp_ns instead",
+                   array, i);
+    }
     if (repeat != 0 && i == repeat) {
       return Error(Code::kInvalidArgument, "%s[%zu].key repeats %s[%zu].key", array, i, array,
                    first);

@@ -53,6 +53,16 @@ struct IdSampleView {
   uint32_t labels_id = 0;  // 0: `labels`
 };
 
+// All zero and empty: the frame has no mapping, or no function, and is
+// written without one.
+inline bool IsNoMapping(const MappingView& m) {
+  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.empty() &&
+         m.build_id.empty();
+}
+inline bool IsNoFunction(const FunctionView& f) {
+  return f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0;
+}
+
 // Frame i of a sample's frames as a view.
 using FrameAt = absl::FunctionRef<LocationView(size_t)>;
 

@@ -8,6 +8,7 @@
 
 #include "base/utf8.h"
 #include "input/label_rules.h"
+#include "input/sample_checks.h"
 
 namespace stackrec {
 namespace {
@@ -52,10 +53,10 @@ Status Dictionary::LabelSetIndex(uint32_t id, const char* field, uint32_t* index
 }
 
 Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
-  if (m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.empty() &&
-      m.build_id.empty()) {
+  if (IsNoMapping(m)) {
     return Error(Code::kInvalidArgument, "mapping is empty: use mapping_id 0 for no mapping");
   }
+  STACKREC_RETURN_IF_ERROR(CheckMappingRange(m, nullptr, 0));
   STACKREC_RETURN_IF_ERROR(Utf8(m.filename, "mapping.filename"));
   STACKREC_RETURN_IF_ERROR(Utf8(m.build_id, "mapping.build_id"));
   STACKREC_RETURN_IF_ERROR(CheckRoom(records_.mappings.size(), "mappings"));
@@ -71,9 +72,10 @@ Status Dictionary::InternMapping(const MappingView& m, uint32_t* id) {
 }
 
 Status Dictionary::InternFunction(const FunctionView& f, uint32_t* id) {
-  if (f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0) {
+  if (IsNoFunction(f)) {
     return Error(Code::kInvalidArgument, "function is empty: use function_id 0 for no function");
   }
+  STACKREC_RETURN_IF_ERROR(CheckFunctionFields(f, nullptr, 0));
   STACKREC_RETURN_IF_ERROR(Utf8(f.name, "function.name"));
   STACKREC_RETURN_IF_ERROR(Utf8(f.system_name, "function.system_name"));
   STACKREC_RETURN_IF_ERROR(Utf8(f.filename, "function.filename"));
@@ -89,6 +91,14 @@ Status Dictionary::InternFunction(const FunctionView& f, uint32_t* id) {
 
 Status Dictionary::InternLocation(uint32_t mapping_id, uint32_t function_id, uint64_t address,
                                   int64_t line, bool inlined, uint32_t* id) {
+  STACKREC_RETURN_IF_ERROR(CheckLine(line, nullptr, 0));
+  // As a frame given by content (CheckFrameFields): the all-zero location
+  // is reserved.
+  if (mapping_id == 0 && function_id == 0 && address == 0) {
+    return Error(Code::kInvalidArgument,
+                 "location has no mapping_id, function_id or address: a location holds at "
+                 "least one");
+  }
   Location loc;
   if (mapping_id != 0) {
     STACKREC_RETURN_IF_ERROR(

@@ -34,6 +34,7 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
 }
 
 Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
+  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // The labels are hashed, and their slot in the label cache fetched,
   // before the last two samples are settled (Advance), so that its miss
   // overlaps theirs. The stack cache's and the key index's slots are
@@ -248,6 +249,7 @@ Status Profile::InternLabelsContent(absl::Span<const LabelView> labels, uint32_t
 
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
+  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // Labels given as strings are hashed, and their slot in the label cache
   // fetched, before the last samples are settled (as in Add); the key's
   // home slot as soon as the stack is known (below), so that the misses
@@ -265,6 +267,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
                                                                 const Fingerprint& labels_fp,
                                                                 uint32_t generation,
                                                                 WithDictionary with_dictionary) {
+  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   // sample.labels are validated by AddKey (or before AddOverflow below).
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {

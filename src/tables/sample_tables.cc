@@ -5,19 +5,11 @@
 #include "base/memory_bytes.h"
 #include "base/table_growth.h"
 #include "hash/frame_strings.h"
+#include "input/sample_checks.h"
 
 namespace stackrec {
 
 namespace {
-
-bool IsNoMapping(const MappingView& m) {
-  return m.memory_start == 0 && m.memory_limit == 0 && m.file_offset == 0 && m.filename.empty() &&
-         m.build_id.empty();
-}
-
-bool IsNoFunction(const FunctionView& f) {
-  return f.name.empty() && f.system_name.empty() && f.filename.empty() && f.start_line == 0;
-}
 
 // How many frames ahead of the one looked up InternStack prefetches the
 // frame cache's slot. A new stack's frames are mostly known ones (stacks
@@ -69,6 +61,8 @@ Status SampleTables::InternStack(size_t n, FrameAt frame, const uint64_t* frame_
       continue;
     }
     const LocationView f = frame(i);
+    // A frame the cache knows passed this check when it was interned.
+    STACKREC_RETURN_IF_ERROR(CheckFrameFields(f, i));
     Location loc;
     loc.address = f.address;
     loc.inlined = f.inlined;
