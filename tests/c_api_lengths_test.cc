@@ -614,6 +614,22 @@ size_t Limit(const LengthField& f) {
   return stack ? STACKREC_MAX_STACK_LEN : STACKREC_MAX_ARRAY_LEN;
 }
 
+// The valid call made to break the rules of content as well: negative
+// lines, start line and timestamp, an empty mapping range. The lengths are
+// checked before a byte is read, so a length over its limit is still what
+// is refused.
+void BreakContentRules(Args* a) {
+  for (stackrec_location& l : a->locations) {
+    l.line = -1;
+    l.function.start_line = -1;
+    l.mapping.memory_limit = l.mapping.memory_start;
+  }
+  a->sample.timestamp_ns = -5;
+  a->id_sample.timestamp_ns = -5;
+  a->mapping.memory_limit = a->mapping.memory_start;
+  a->function.start_line = -1;
+}
+
 std::string ReadHeader() {
   std::ifstream in(STACKREC_PUBLIC_HEADER);
   REQUIRE(in.good());
@@ -646,7 +662,10 @@ TEST_CASE("the header's length fields are the ones the sweep drives") {
                      "sample.labels[0].key", "sample.labels[0].str", "sample.labels[0].num_unit"});
 }
 
-TEST_CASE("every length of every call is checked before it is used") {
+// Every length of every call through the cases above. With
+// `break_content`, only the lengths over their limits, in calls that also
+// break the rules of content (BreakContentRules).
+void SweepLengths(bool break_content) {
   const HeaderDecls decls = ParseHeader(ReadHeader());
   const std::map<std::string, Driver> drivers = Drivers();
   // One long buffer per limit, and one short one per element size, reused.
@@ -661,15 +680,19 @@ TEST_CASE("every length of every call is checked before it is used") {
   for (const auto& [name, driver] : drivers) {
     for (const LengthField& f : LengthFields(decls, name)) {
       ++fields;
-      std::printf("  %s: %s (%s)\n", name.c_str(), f.path.c_str(),
-                  f.kind == LengthKind::kString ? "string" : "array");
+      if (!break_content) {
+        std::printf("  %s: %s (%s)\n", name.c_str(), f.path.c_str(),
+                    f.kind == LengthKind::kString ? "string" : "array");
+      }
       const size_t limit = Limit(f);
       for (const Case& c : Cases(f, limit)) {
+        if (break_content && c.accepted_length) continue;
         ++cases;
         INFO(name << ", " << f.path << ", length " << c.len << " (" << c.what << ")");
         Target target = MakeTarget(driver.on);
         Args args;
         driver.fill(&args, target);
+        if (break_content) BreakContentRules(&args);
         const FieldRef ref = Locate(args, f);
         if (f.kind == LengthKind::kString) {
           char* bytes = nullptr;
@@ -722,7 +745,14 @@ TEST_CASE("every length of every call is checked before it is used") {
       }
     }
   }
-  std::printf("length sweep: %zu fields of %zu calls, %zu cases (%zu accepted)\n", fields,
-              drivers.size(), cases, accepted);
+  std::printf("length sweep%s: %zu fields of %zu calls, %zu cases (%zu accepted)\n",
+              break_content ? " (content broken too)" : "", fields, drivers.size(), cases,
+              accepted);
   CHECK(fields > 0);
+}
+
+TEST_CASE("every length of every call is checked before it is used") { SweepLengths(false); }
+
+TEST_CASE("a length over its limit is refused before the rules of content are read") {
+  SweepLengths(true);
 }

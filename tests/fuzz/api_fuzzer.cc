@@ -532,16 +532,27 @@ struct Model {
         if (labels[j].key == l.key) return false;
       }
       if (!ValidUtf8(l.key) || !ValidUtf8(l.str) || !ValidUtf8(l.unit)) return false;
+      // A number under this key is a timestamp to pprof and an attribute
+      // to OTLP: refused, whatever the sample's timestamp.
+      if (l.key == "end_timestamp_ns" && l.str.empty()) return false;
     }
     return true;
   }
 
+  // The rules of a frame's numbers (intern_location checks these, but for
+  // the mapping and function, which have their ids then): no negative
+  // line, and something in it, a mapping, a function or an address.
+  static bool FrameFieldsValid(const Frame& f) {
+    return f.line >= 0 && (f.has_function() || f.address != 0 || !f.map_file.empty());
+  }
+
   static bool FrameValid(const Frame& f) {
-    return ValidUtf8(f.name) && ValidUtf8(f.file) && ValidUtf8(f.map_file);
+    return ValidUtf8(f.name) && ValidUtf8(f.file) && ValidUtf8(f.map_file) && FrameFieldsValid(f);
   }
 
   bool Accepts(const SampleIn& s) const {
     if (s.values.size() != enabled.size()) return false;
+    if (s.timestamp < 0) return false;
     if (!InliningValid(s.frames)) return false;
     if (!LabelSetValid(s.labels)) return false;
     for (const LabelIn& l : s.labels) {
@@ -1135,7 +1146,7 @@ std::vector<Frame> ReadFrames(Input& in) {
     f.name = in.Str();
     f.file = in.Str();
     const uint8_t line = in.Byte();
-    f.line = line % 4;
+    f.line = line % 8 == 7 ? -1 : line % 4;  // sometimes negative, refused
     f.inlined = line >= 0xF0;
     keep_apart.push_back(line == 0xFF);
     const uint8_t where = in.Byte();
@@ -1182,7 +1193,10 @@ void ReadRest(Input& in, size_t types, SampleIn* out) {
     // Mostly small values; sometimes extremes, to exercise saturation.
     s.values.push_back(kind >= 0xF0 ? static_cast<int64_t>(in.U64()) : kind);
   }
-  if (in.Byte() % 4 == 0) s.timestamp = static_cast<int64_t>(in.Byte()) + 1;
+  if (in.Byte() % 4 == 0) {
+    const uint8_t t = in.Byte();
+    s.timestamp = t == 0xFF ? -5 : static_cast<int64_t>(t) + 1;  // sometimes negative, refused
+  }
 }
 
 SampleIn ReadSample(Input& in, size_t types) {
@@ -1253,16 +1267,19 @@ struct IdCalls {
   }
 };
 
-// intern_mapping of `filename` and `build_id` (and a start address): all
-// zero is refused, as is invalid UTF-8. The id, or 0 if refused.
+// intern_mapping of `filename` and `build_id` (and an address range): all
+// zero is refused, as are invalid UTF-8 and an inverted or empty range. The
+// id, or 0 if refused.
 uint32_t InternMapping(const IdCalls& calls, std::string filename, std::string build_id,
-                       uint64_t start, LengthMutation* mutation) {
+                       uint64_t start, uint64_t limit, LengthMutation* mutation) {
   stackrec_mapping m{};
   m.memory_start = start;
+  m.memory_limit = limit;
+  const bool range_valid = (start == 0 && limit == 0) || start < limit;
   m.filename = {filename.data(), filename.size()};
   m.build_id = {build_id.data(), build_id.size()};
-  const bool rest_valid = ValidUtf8(filename) && ValidUtf8(build_id) &&
-                          (start != 0 || !filename.empty() || !build_id.empty());
+  const bool rest_valid = ValidUtf8(filename) && ValidUtf8(build_id) && range_valid &&
+                          (start != 0 || limit != 0 || !filename.empty() || !build_id.empty());
   std::vector<LengthField> fields;
   if (mutation->pending) {
     AddStringField(&fields, "mapping.filename", &m.filename, &filename);
@@ -1276,8 +1293,8 @@ uint32_t InternMapping(const IdCalls& calls, std::string filename, std::string b
     CheckRefusal(r, st, rest_valid, "intern_mapping");
     return 0;
   }
-  const bool valid = ValidUtf8(filename) && ValidUtf8(build_id) &&
-                     (start != 0 || !filename.empty() || !build_id.empty());
+  const bool valid = ValidUtf8(filename) && ValidUtf8(build_id) && range_valid &&
+                     (start != 0 || limit != 0 || !filename.empty() || !build_id.empty());
   if ((st == STACKREC_OK) != valid) Fail("intern_mapping: status disagrees with the model");
   return valid ? id : 0;
 }
@@ -1292,7 +1309,7 @@ void InternStack(const IdCalls& calls, std::vector<Frame> frames, DictModel* dic
   for (Frame& f : frames) {
     stackrec_interned_location loc{};
     if (!f.map_file.empty()) {
-      loc.mapping_id = InternMapping(calls, f.map_file, "", 0, mutation);
+      loc.mapping_id = InternMapping(calls, f.map_file, "", 0, 0, mutation);
       if (loc.mapping_id == 0) return;
     }
     if (f.has_function()) {
@@ -1322,7 +1339,11 @@ void InternStack(const IdCalls& calls, std::vector<Frame> frames, DictModel* dic
     loc.line = f.line;
     loc.inlined = f.inlined;
     uint32_t id = 0;
-    if (calls.Location(&loc, &id) != STACKREC_OK) Fail("intern_location failed");
+    const bool location_valid = Model::FrameFieldsValid(f);
+    if ((calls.Location(&loc, &id) == STACKREC_OK) != location_valid) {
+      Fail("intern_location: status disagrees with the model");
+    }
+    if (!location_valid) return;
     dict->locations.emplace_back(id, f);
     ids.push_back(id);
   }
@@ -1920,8 +1941,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 4:
         case 5: {
           std::string filename = in.Str(), build_id = in.Str();
-          const uint64_t start = in.Byte() % 2;
-          InternMapping(sub == 4 ? profile_calls : recorder_calls, filename, build_id, start,
+          // Ranges none, empty, inverted and valid, from one byte.
+          const uint8_t range = in.Byte();
+          const uint64_t start = range % 2, limit = (range / 2) % 3;
+          InternMapping(sub == 4 ? profile_calls : recorder_calls, filename, build_id, start, limit,
                         &mutation);
           break;
         }
