@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,35 @@ TEST_CASE("serialize stays within max_output_bytes and sums what it leaves out")
         first);
   Add(p.get(), timed);
   CHECK(Total(Decode(Serialize(p.get())), 0) == total + 5);
+}
+
+TEST_CASE("the output limit keeps the samples of largest absolute first value, negative ones too") {
+  // The weight of a sample is the magnitude of its first enabled value as
+  // recorded: -399 weighs more than 300, and 300 more than 5. Were it the
+  // signed value, -399 would be the first to go.
+  Options o;
+  o.opts.max_output_bytes = 4096;
+  auto p = NewProfile(o.opts);
+  int64_t total = 0;
+  auto add = [&](const std::string& name, int64_t first) {
+    SampleBuilder b;
+    b.Frame(name, "/app/" + name + ".rb", 1).Values({first, 1, 1});
+    Add(p.get(), b);
+    total += first;
+  };
+  add("small", 5);
+  for (int i = 0; i < 400; ++i) add("filler_" + std::to_string(i), 300);
+  add("negative", -399);
+  const Profile out = Decode(Serialize(p.get(), STACKREC_COMPRESSION_NONE));
+  CheckInvariants(out);
+  std::map<std::string, int64_t> kept;
+  for (const auto& s : out.sample()) kept[FrameNames(out, s)[0]] = s.value(0);
+  REQUIRE(kept.count("[stackrec: output limit]") == 1);
+  CHECK(kept.count("negative") == 1);
+  CHECK(kept.count("small") == 0);
+  CHECK(kept.size() > 2);         // some fillers fit...
+  CHECK(kept.size() < 400);       // ...not all of them
+  CHECK(Total(out, 0) == total);  // what is left out is summed, not lost
 }
 
 TEST_CASE("a max_output_bytes too small for any profile is LIMIT_EXCEEDED") {

@@ -227,7 +227,9 @@ typedef struct stackrec_profile_options {
   const bool *sample_types_enabled; /* NULL: all, else a flag per type */
   size_t max_frames;                /* 0: 512, then "[N frames truncated]" */
   size_t max_memory_bytes;          /* 0: 1 GiB, then "[stackrec: storage full]" */
-  size_t max_output_bytes;          /* 0: 1 GiB, then "[stackrec: output limit]" */
+  /* 0: 1 GiB. Past it, the samples whose first value is largest in magnitude are kept and the
+   * others summed into "[stackrec: output limit]" (docs/limits.md#caps-you-configure). */
+  size_t max_output_bytes;
   stackrec_str default_sample_type; /* an enabled type's name */
   const stackrec_str *comments;     /* written in the profile's comment */
   size_t comments_len;
