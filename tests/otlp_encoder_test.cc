@@ -582,3 +582,27 @@ TEST_CASE("a host built against the 1.0 header, passing two fields of options, g
   REQUIRE(out.sample_size() == 1);
   CHECK(out.sample(0).value(2) == 3);
 }
+
+TEST_CASE("the same labels in any order are one Sample in OTLP and one sample in pprof") {
+  // OTLP's sample identity takes the attributes as a set; so does the key.
+  auto p = NewProfile();
+  SampleBuilder ab, ba, other;
+  ab.Frame("f", "f.rb", 1).Values({1, 1, 1}).Label("a", "x").NumLabel("b", 1, "bytes");
+  ba.Frame("f", "f.rb", 1).Values({2, 1, 1}).NumLabel("b", 1, "bytes").Label("a", "x");
+  other.Frame("f", "f.rb", 1).Values({4, 1, 1}).NumLabel("b", 2, "bytes").Label("a", "x");
+  Add(p.get(), ab);
+  Add(p.get(), ba);
+  Add(p.get(), other);
+  const Profile pprof = SerializeAndDecode(p.get(), STACKREC_COMPRESSION_NONE);
+  REQUIRE(pprof.sample_size() == 2);
+  CHECK(LabelStrings(pprof, pprof.sample(0)) == Strings{"a=x", "b=1[bytes]"});
+  CHECK(pprof.sample(0).value(0) == 3);
+  const OtlpRequest r = SerializeOtlp(p.get());
+  const otlp::Profile& cpu = Scope(r).profiles(0);
+  REQUIRE(cpu.samples_size() == 2);
+  // Written in the order of the first sample that brought the set.
+  CHECK(Attrs(r, cpu.samples(0).attribute_indices()) == Strings{"a=x", "b=1[bytes]"});
+  CHECK(cpu.samples(0).values(0) == 3);
+  CHECK(Attrs(r, cpu.samples(1).attribute_indices()) == Strings{"b=2[bytes]", "a=x"});
+  CHECK(cpu.samples(1).values(0) == 4);
+}

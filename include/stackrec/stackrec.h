@@ -204,7 +204,7 @@ typedef struct stackrec_label {
 
 /* One observation: the stack (leaf first, may be empty), exactly one value per declared sample type
  * (disabled ones included), and labels. Samples with timestamp_ns 0 and the same stack and labels
- * (same order) are summed, saturating; a timestamp_ns (nanoseconds since the Unix epoch, 0 for
+ * (in any order) are summed, saturating; a timestamp_ns (nanoseconds since the Unix epoch, 0 for
  * none, never negative) keeps the sample on its own, labelled "end_timestamp_ns"
  * (docs/format.md#sample-types-and-values). */
 typedef struct stackrec_sample {

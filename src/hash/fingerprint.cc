@@ -82,8 +82,8 @@ Fingerprint FingerprintIds(absl::Span<const uint32_t> ids) {
 namespace {
 
 // A label's 64-bit hash, its fields in independent chains as in HashFrame;
-// FoldFrames then takes the labels' hashes to 128 bits like a stack's
-// frames'. Lengths are at most 2^24 (c_checks.h), so two share a word.
+// PortableFingerprintLabels takes the labels' hashes to 128 bits. Lengths
+// are at most 2^24 (c_checks.h), so two share a word.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
   using fingerprint_internal::AbsorbBytes;
   using fingerprint_internal::Fold;
@@ -102,9 +102,23 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t HashLabel(const LabelView& l) {
 
 }  // namespace
 
+// As the AES kernel's, a sum, so that the order of the labels does not
+// matter: of the labels' hashes, and of a second, nonlinear function of
+// each (a multiply-fold), for the second half of the 128 bits.
 Fingerprint fingerprint_internal::PortableFingerprintLabels(absl::Span<const LabelView> labels) {
-  return fingerprint_internal::FoldFrames(
-      labels.size(), [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE { return HashLabel(labels[i]); });
+  using fingerprint_internal::Fold;
+  using fingerprint_internal::kP0;
+  using fingerprint_internal::kP3;
+  uint64_t sum = 0, folded_sum = 0;
+  for (const LabelView& l : labels) {
+    const uint64_t h = HashLabel(l);
+    sum += h;
+    folded_sum += Fold(h ^ kP0, kP3);
+  }
+  fingerprint_internal::Lanes lanes;
+  lanes.Add(labels.size(), 0x1f83d9abfb41bd6bull);
+  lanes.Add(sum, folded_sum);
+  return lanes.Finish();
 }
 
 }  // namespace stackrec

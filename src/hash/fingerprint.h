@@ -45,7 +45,9 @@ struct Fingerprint {
 
 // Fingerprints of a sample's frames and of its labels. Every field takes
 // part, string lengths included, so that ("ab", "c") and ("a", "bc")
-// differ. FingerprintFrames also stores each frame's 64-bit hash in
+// differ. The frames' order takes part too; the labels' does not, since a
+// label set is a set (keys are unique in it): the same labels in any order
+// are one label set, and one key. FingerprintFrames also stores each frame's 64-bit hash in
 // frame_hashes[0, frames.size()), which finds a known frame when the stack
 // as a whole is new.
 Fingerprint FingerprintFrames(absl::Span<const LocationView> frames, uint64_t* frame_hashes);

@@ -53,16 +53,27 @@ Status DictionaryImports::ImportLabelSet(const Dictionary& dict, uint32_t labels
                                          SampleTables* tables, uint32_t* packed) {
   uint32_t index;
   STACKREC_RETURN_IF_ERROR(dict.LabelSetIndex(labels_id, "sample.labels_id", &index));
-  scratch_labels_.clear();
-  RecordRemap remap = FromDictionary(dict, tables);
-  for (Label label : dict.label_set(index)) {
-    label.key = remap.String(label.key);
-    label.str = remap.String(label.str);
-    label.num_unit = remap.String(label.num_unit);
-    scratch_labels_.push_back(label);
+  // By content, through the label cache, whose fingerprint does not depend
+  // on the labels' order: a set imported here and the same labels added as
+  // strings, in any order, are one label set.
+  scratch_label_views_.clear();
+  const StringTable& strings = dict.strings();
+  for (const Label& label : dict.label_set(index)) {
+    LabelView view;
+    view.key = strings.Get(label.key);
+    view.str = strings.Get(label.str);
+    view.num = label.num;
+    view.num_unit = strings.Get(label.num_unit);
+    scratch_label_views_.push_back(view);
   }
-  *packed = tables->InternLabelSet(scratch_labels_, ContentSeed<Label>(scratch_labels_)) |
-            (dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0);
+  const Fingerprint fp = FingerprintLabels(scratch_label_views_);
+  uint32_t set;
+  if (!tables->CachedLabels(fp, &set)) {
+    // Valid UTF-8, as the dictionary checked: only memory can fail, and it
+    // throws.
+    STACKREC_RETURN_IF_ERROR(tables->InternLabels(scratch_label_views_, fp, &set));
+  }
+  *packed = set | (dict.label_set_has_end_timestamp(index) ? kEndTimestampBit : 0);
   ImportedEntry(&label_sets_, index) = *packed;
   return OkStatus();
 }

@@ -80,7 +80,7 @@ class DictionaryImports {
   // Location-id sequences, by fingerprint -> flagged stack id.
   TableMap<Fingerprint, uint32_t> id_stacks_;
   std::vector<uint32_t> scratch_locations_;
-  std::vector<Label> scratch_labels_;
+  std::vector<LabelView> scratch_label_views_;
   std::vector<uint32_t> scratch_indices_;
 };
 

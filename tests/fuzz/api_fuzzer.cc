@@ -611,8 +611,13 @@ struct Model {
     for (size_t i = 0; i < enabled.size(); ++i) {
       if (enabled[i]) values.push_back(s.values[i]);
     }
+    // A label set is a set: the same labels in any order are one key,
+    // written in the order of whichever sample brought them first. The
+    // model keeps the set sorted, and compares the output's sorted too.
+    std::sort(key.second.begin(), key.second.end());
     if (s.timestamp != 0) {
       key.second.push_back(LabelText("end_timestamp_ns", "", s.timestamp, ""));
+      std::sort(key.second.begin(), key.second.end());
       timed.emplace_back(key, values);
       timed_labels.push_back(s.labels);
       return;
@@ -644,7 +649,8 @@ struct Model {
       }
     }
     if (!endpoint.empty()) {
-      key.second.insert(key.second.begin(), LabelText("trace endpoint", endpoint, 0, ""));
+      key.second.push_back(LabelText("trace endpoint", endpoint, 0, ""));
+      std::sort(key.second.begin(), key.second.end());
     }
     return key;
   }
@@ -911,6 +917,7 @@ void CheckOutput(const stackrec_encoded* e, const Model& m,
     for (const auto& l : s.label()) {
       key.second.push_back(LabelText(str(l.key()), str(l.str()), l.num(), str(l.num_unit())));
     }
+    std::sort(key.second.begin(), key.second.end());  // a set (see Model::Add)
     got.emplace_back(key, std::vector<int64_t>(s.value().begin(), s.value().end()));
   }
   Samples expected;
