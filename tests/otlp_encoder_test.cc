@@ -222,16 +222,30 @@ TEST_CASE("timestamped samples of one key are one Sample, in the order recorded"
   Add(p.get(), other);
   Add(p.get(), plain);
   const OtlpRequest r = SerializeOtlp(p.get());
+  // One shape per Profile: the untimed samples' Profiles, one per type,
+  // then the timestamped samples', so that the key recorded both ways is
+  // not two Samples of one identity in one Profile.
+  REQUIRE(Scope(r).profiles_size() == 6);
   const otlp::Profile& prof = Scope(r).profiles(0);
-  REQUIRE(prof.samples_size() == 3);
+  const otlp::Profile& timed_prof = Scope(r).profiles(3);
+  CHECK(timed_prof.sample_type().SerializeAsString() == prof.sample_type().SerializeAsString());
+  REQUIRE(prof.samples_size() == 1);
+  REQUIRE(timed_prof.samples_size() == 2);
   const otlp::Sample* timed = nullptr;
-  const otlp::Sample* untimed = nullptr;
-  for (const otlp::Sample& s : prof.samples()) {
-    if (Attrs(r, s.attribute_indices()) != Strings{"thread name=t"}) continue;
-    (s.timestamps_unix_nano_size() == 0 ? untimed : timed) = &s;
+  const otlp::Sample* untimed = &prof.samples(0);
+  CHECK(Attrs(r, untimed->attribute_indices()) == Strings{"thread name=t"});
+  CHECK(untimed->timestamps_unix_nano_size() == 0);
+  for (const otlp::Sample& s : timed_prof.samples()) {
+    CHECK(s.timestamps_unix_nano_size() != 0);
+    if (Attrs(r, s.attribute_indices()) == Strings{"thread name=t"}) timed = &s;
   }
   REQUIRE(timed != nullptr);
-  REQUIRE(untimed != nullptr);
+  // The timestamps (in 2023) are before the profile began: the timestamped
+  // Profiles' interval widens to hold them, the untimed ones' stays.
+  CHECK(timed_prof.time_unix_nano() == static_cast<uint64_t>(base + 1));
+  CHECK(timed_prof.time_unix_nano() + timed_prof.duration_nano() ==
+        prof.time_unix_nano() + prof.duration_nano());
+  CHECK(prof.time_unix_nano() > static_cast<uint64_t>(base + 9));
   CHECK(std::vector<uint64_t>(timed->timestamps_unix_nano().begin(),
                               timed->timestamps_unix_nano().end()) ==
         std::vector<uint64_t>{base + 3, base + 2, base + 1});
@@ -239,7 +253,7 @@ TEST_CASE("timestamped samples of one key are one Sample, in the order recorded"
         std::vector<int64_t>{5, 7, 11});
   CHECK(std::vector<int64_t>(untimed->values().begin(), untimed->values().end()) ==
         std::vector<int64_t>{50});
-  const otlp::Sample& wall = Scope(r).profiles(2).samples(1);
+  const otlp::Sample& wall = Scope(r).profiles(5).samples(1);
   CHECK(wall.values_size() == wall.timestamps_unix_nano_size());
   // No "end_timestamp_ns" attribute: the timestamps say it.
   for (const otlp::KeyValueAndUnit& a : r.dictionary().attribute_table()) {

@@ -282,8 +282,8 @@ typedef enum stackrec_compression {
 } stackrec_compression;
 
 /* PPROF: a perftools.profiles.Profile. OTLP: an OpenTelemetry ExportProfilesServiceRequest
- * (opentelemetry-proto v1.11.0), one Profile per enabled sample type
- * (docs/format.md#opentelemetry-profiles-otlp). */
+ * (opentelemetry-proto v1.11.0), one Profile per enabled sample type, and one more per type for
+ * timestamped samples if there are any (docs/format.md#opentelemetry-profiles-otlp). */
 typedef enum stackrec_format {
   STACKREC_FORMAT_PPROF = 0,
   STACKREC_FORMAT_OTLP = 1

@@ -21,8 +21,9 @@
 //    scaled values the model computes; serialize (a recorder's flips) with
 //    each compression; reset;
 //  - a profile's serialize as OTLP beside its pprof: the request parses,
-//    every index in it is in range, and each Profile's values sum to its
-//    sample type's in the pprof (see CheckOtlp);
+//    every index in it is in range, each Profile has one shape, and each
+//    sample type's values over its Profiles sum to the pprof's (see
+//    CheckOtlp);
 //  - the pre-interned path: intern_mapping / intern_function /
 //    intern_location / intern_stack / intern_labels, add_ids / record_ids
 //    by stack id or location ids, labels as they are or by label-set id,
@@ -780,10 +781,19 @@ void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
       Fail("OTLP: an attribute's key or unit is out of range");
     }
   }
+  // One Profile per sample type for the untimed samples, then, if any
+  // sample has a timestamp, one per type for the timestamped ones: one
+  // shape per Profile.
   const auto& profiles = r.resource_profiles(0).scope_profiles(0).profiles();
-  if (profiles.size() != p.sample_type_size()) Fail("OTLP: not one Profile per sample type");
-  for (int t = 0; t < profiles.size(); ++t) {
-    const auto& prof = profiles[t];
+  const int types = p.sample_type_size();
+  if (profiles.size() != types && profiles.size() != 2 * types) {
+    Fail("OTLP: not one Profile per sample type and shape");
+  }
+  std::vector<uint64_t> otlp_sums(static_cast<size_t>(types), 0);
+  for (int pi = 0; pi < profiles.size(); ++pi) {
+    const auto& prof = profiles[pi];
+    const int t = pi % types;
+    const bool timed = pi >= types;
     if (!in_range(prof.sample_type().type_strindex(), strings) ||
         !in_range(prof.sample_type().unit_strindex(), strings) ||
         d.string_table(prof.sample_type().type_strindex()) !=
@@ -793,8 +803,10 @@ void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
       Fail("OTLP: a Profile's sample type differs from the pprof's");
     }
     // Sums modulo 2^64: both formats write the same int64 values.
-    uint64_t otlp_sum = 0, pprof_sum = 0;
+    uint64_t& otlp_sum = otlp_sums[static_cast<size_t>(t)];
+    if (timed && prof.samples_size() == 0) Fail("OTLP: an empty Profile of timestamped samples");
     for (const auto& s : prof.samples()) {
+      if ((s.timestamps_unix_nano_size() != 0) != timed) Fail("OTLP: a Profile of two shapes");
       if (!in_range(s.stack_index(), d.stack_table_size()))
         Fail("OTLP: a sample's stack is out of range");
       for (int32_t a : s.attribute_indices()) {
@@ -806,8 +818,13 @@ void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
       }
       for (int64_t v : s.values()) otlp_sum += static_cast<uint64_t>(v);
     }
+  }
+  for (int t = 0; t < types; ++t) {
+    uint64_t pprof_sum = 0;
     for (const auto& s : p.sample()) pprof_sum += static_cast<uint64_t>(s.value(t));
-    if (otlp_sum != pprof_sum) Fail("OTLP: a Profile's values do not sum to the pprof's");
+    if (otlp_sums[static_cast<size_t>(t)] != pprof_sum) {
+      Fail("OTLP: a sample type's values do not sum to the pprof's");
+    }
   }
 }
 

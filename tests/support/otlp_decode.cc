@@ -256,8 +256,28 @@ Profile OtlpToPprof(const OtlpRequest& r) {
     }
   }
 
-  // Samples: one per identity, a value per Profile.
-  const int types = scope.profiles_size();
+  // Samples: one per identity, a value per sample type. The Profiles of
+  // the untimed samples come first, one per type; when a sample has a
+  // timestamp, as many follow, of the same types in the same order, with
+  // every timestamped sample (docs/format.md). Told apart by shape: each of
+  // the second half then has samples, all with timestamps.
+  const int profiles = scope.profiles_size();
+  auto timed_half = [&] {
+    if (profiles % 2 != 0) return false;
+    for (int t = 0; t < profiles / 2; ++t) {
+      const otlp::Profile& a = scope.profiles(t);
+      const otlp::Profile& b = scope.profiles(t + profiles / 2);
+      if (a.sample_type().SerializeAsString() != b.sample_type().SerializeAsString() ||
+          b.samples_size() == 0) {
+        return false;
+      }
+      for (const otlp::Sample& s : b.samples()) {
+        if (s.timestamps_unix_nano_size() == 0) return false;
+      }
+    }
+    return true;
+  };
+  const int types = timed_half() ? profiles / 2 : profiles;
   // A pprof sample's identity: the Sample's stack and attributes, its
   // timestamp, and which of the Samples of that identity in one Profile it
   // came from (the specification allows more than one).
@@ -269,11 +289,14 @@ Profile OtlpToPprof(const OtlpRequest& r) {
     return id;
   };
   std::unordered_map<std::string, size_t> sample_of;  // -> index into out.sample()
-  for (int t = 0; t < types; ++t) {
-    const otlp::Profile& p = scope.profiles(t);
-    auto* type = out.add_sample_type();
-    type->set_type(str(p.sample_type().type_strindex()));
-    type->set_unit(str(p.sample_type().unit_strindex()));
+  for (int pi = 0; pi < profiles; ++pi) {
+    const otlp::Profile& p = scope.profiles(pi);
+    const int t = pi % types;
+    if (pi < types) {
+      auto* type = out.add_sample_type();
+      type->set_type(str(p.sample_type().type_strindex()));
+      type->set_unit(str(p.sample_type().unit_strindex()));
+    }
     std::unordered_map<std::string, int> seen;
     for (const otlp::Sample& s : p.samples()) {
       const std::vector<int32_t> attrs(s.attribute_indices().begin(), s.attribute_indices().end());
@@ -323,9 +346,17 @@ Profile OtlpToPprof(const OtlpRequest& r) {
   // What every Profile says alike.
   REQUIRE(types >= 1);
   const otlp::Profile& first = scope.profiles(0);
-  for (const otlp::Profile& p : scope.profiles()) {
-    CHECK(p.time_unix_nano() == first.time_unix_nano());
-    CHECK(p.duration_nano() == first.duration_nano());
+  for (int pi = 0; pi < profiles; ++pi) {
+    const otlp::Profile& p = scope.profiles(pi);
+    if (pi < types) {
+      CHECK(p.time_unix_nano() == first.time_unix_nano());
+      CHECK(p.duration_nano() == first.duration_nano());
+    } else {
+      // The timestamped samples' interval holds the profile's.
+      CHECK(p.time_unix_nano() <= first.time_unix_nano());
+      CHECK(p.time_unix_nano() + p.duration_nano() >=
+            first.time_unix_nano() + first.duration_nano());
+    }
     CHECK(p.period() == first.period());
     CHECK(p.period_type().SerializeAsString() == first.period_type().SerializeAsString());
     CHECK(std::vector<int32_t>(p.attribute_indices().begin(), p.attribute_indices().end()) ==

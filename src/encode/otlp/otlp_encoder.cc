@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 #include "encode/otlp/otlp_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -79,14 +80,20 @@ class OtlpWriter final : public FormatWriter {
   // Bytes of a timed group's packed values of stored type `t`.
   size_t GroupValueBytes(const TimedGroup& g, size_t t) const;
   void SizeSamples();
-  size_t ProfileSize(size_t t) const;
+  // The interval of a Profile: the profile's, or for the Profiles of
+  // timestamped samples the smallest that holds it and every timestamp.
+  std::pair<int64_t, int64_t> Interval(bool timed) const {
+    return timed ? timed_interval_ : std::pair<int64_t, int64_t>{p_.start_ns, end_ns_};
+  }
+  // Profile `t` of the untimed samples, or (`timed`) of the timestamped.
+  size_t ProfileSize(size_t t, bool timed) const;
   size_t ScopeSize() const;
   size_t ScopeProfilesSize() const;
   size_t ResourceSize() const;
   size_t ResourceProfilesSize() const;
   void WriteValueType(CodedOutputStream* out, uint32_t field,
                       std::pair<StringId, StringId> type) const;
-  void WriteProfile(CodedOutputStream* out, size_t t) const;
+  void WriteProfile(CodedOutputStream* out, size_t t, bool timed) const;
   void WriteSample(CodedOutputStream* out, const Row& row, int64_t value) const;
   void WriteGroup(CodedOutputStream* out, const TimedGroup& g, size_t t) const;
   // `bytes` bytes written by put(dst) straight into the stream's buffer,
@@ -101,9 +108,11 @@ class OtlpWriter final : public FormatWriter {
   TableVector<Row> rows_;
   std::vector<TableVector<int64_t>> values_;  // per enabled type, per row
   std::vector<TimedGroup> groups_;
-  // Per enabled type: its (type, unit) string ids, its samples' bytes.
+  std::pair<int64_t, int64_t> timed_interval_;  // [start, end) of the timed Profiles
+  // Per enabled type: its (type, unit) string ids, the bytes of its
+  // untimed and of its timed samples.
   std::vector<std::pair<StringId, StringId>> types_;
-  std::vector<size_t> samples_bytes_;
+  std::vector<size_t> untimed_bytes_, timed_bytes_;
   KeyValues resource_;
   absl::string_view scope_name_, scope_version_;
   mutable std::vector<uint8_t> scratch_;
@@ -111,8 +120,14 @@ class OtlpWriter final : public FormatWriter {
 
 void OtlpWriter::GroupTimed() {
   absl::flat_hash_map<uint64_t, size_t> group_of;
+  timed_interval_ = {p_.start_ns, end_ns_};
   dict_.plan().ForEachTimed(
       [&](uint32_t stack, uint32_t labels, const int64_t* values, int64_t ts) {
+        // A sample timestamped before the interval began (stamped just
+        // before a flip, recorded just after it) or after it ended widens
+        // the timed Profiles' interval: its timestamp is written as given.
+        timed_interval_.first = std::min(timed_interval_.first, ts);
+        timed_interval_.second = std::max(timed_interval_.second, ts + 1);
         GrowBeforeInsert(group_of);
         const auto [it, inserted] =
             group_of.try_emplace(uint64_t{stack} << 32 | labels, groups_.size());
@@ -148,7 +163,8 @@ void OtlpWriter::ReadUntimed() {
 
 void OtlpWriter::SizeSamples() {
   const size_t n = types_.size();
-  samples_bytes_.assign(n, 0);
+  untimed_bytes_.assign(n, 0);
+  timed_bytes_.assign(n, 0);
   for (size_t t = 0; t < n; ++t) {
     const int64_t* values = values_[t].data();
     size_t bytes = 0;
@@ -156,12 +172,12 @@ void OtlpWriter::SizeSamples() {
       bytes += LenFieldSize(rows_[i].key_bytes +
                             LenFieldSize(VarintSize(static_cast<uint64_t>(values[i]))));
     }
-    samples_bytes_[t] = bytes;
+    untimed_bytes_[t] = bytes;
   }
   for (const TimedGroup& g : groups_) {
     const size_t key = KeyBytes(g.stack, g.labels) + LenFieldSize(8 * g.samples.size());
     for (size_t t = 0; t < n; ++t) {
-      samples_bytes_[t] += LenFieldSize(key + LenFieldSize(GroupValueBytes(g, t)));
+      timed_bytes_[t] += LenFieldSize(key + LenFieldSize(GroupValueBytes(g, t)));
     }
   }
 }
@@ -189,14 +205,15 @@ void OtlpWriter::Build() {
   scope_version_ = options_.scope_name.empty() ? kStackrecVersion : options_.scope_version;
 }
 
-size_t OtlpWriter::ProfileSize(size_t t) const {
+size_t OtlpWriter::ProfileSize(size_t t, bool timed) const {
   auto value_type = [&](std::pair<StringId, StringId> type) {
     return LenFieldSize(FieldSize(dict_.StrIndex(type.first)) +
                         FieldSize(dict_.StrIndex(type.second)));
   };
-  size_t size = value_type(types_[t]) + samples_bytes_[t];
-  if (p_.start_ns != 0) size += 1 + 8;
-  size += FieldSize(static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  size_t size = value_type(types_[t]) + (timed ? timed_bytes_[t] : untimed_bytes_[t]);
+  const auto [start, end] = Interval(timed);
+  if (start != 0) size += 1 + 8;
+  size += FieldSize(static_cast<uint64_t>(end - start));
   if (!p_.options.period_type.type.empty()) size += value_type(p_.ids.period_type);
   size += FieldSize(static_cast<uint64_t>(p_.options.period));
   const size_t attributes = dict_.ProfileAttributes().size();
@@ -216,7 +233,10 @@ size_t OtlpWriter::ScopeSize() const {
 
 size_t OtlpWriter::ScopeProfilesSize() const {
   size_t size = LenFieldSize(ScopeSize());
-  for (size_t t = 0; t < types_.size(); ++t) size += LenFieldSize(ProfileSize(t));
+  for (size_t t = 0; t < types_.size(); ++t) size += LenFieldSize(ProfileSize(t, false));
+  if (!groups_.empty()) {
+    for (size_t t = 0; t < types_.size(); ++t) size += LenFieldSize(ProfileSize(t, true));
+  }
   return size;
 }
 
@@ -292,16 +312,20 @@ void OtlpWriter::WriteValueType(CodedOutputStream* out, uint32_t field,
   WriteVarintField(out, otlp::kValueTypeUnit, unit);
 }
 
-void OtlpWriter::WriteProfile(CodedOutputStream* out, size_t t) const {
-  WriteLenHeader(out, otlp::kScopeProfilesProfiles, ProfileSize(t));
+void OtlpWriter::WriteProfile(CodedOutputStream* out, size_t t, bool timed) const {
+  WriteLenHeader(out, otlp::kScopeProfilesProfiles, ProfileSize(t, timed));
   WriteValueType(out, otlp::kProfileSampleType, types_[t]);
-  for (size_t i = 0; i < rows_.size(); ++i) WriteSample(out, rows_[i], values_[t][i]);
-  for (const TimedGroup& g : groups_) WriteGroup(out, g, t);
-  if (p_.start_ns != 0) {
-    out->WriteTag(wire::Tag(otlp::kProfileTimeUnixNano, wire::kFixed64));
-    out->WriteLittleEndian64(static_cast<uint64_t>(p_.start_ns));
+  if (timed) {
+    for (const TimedGroup& g : groups_) WriteGroup(out, g, t);
+  } else {
+    for (size_t i = 0; i < rows_.size(); ++i) WriteSample(out, rows_[i], values_[t][i]);
   }
-  WriteVarintField(out, otlp::kProfileDurationNano, static_cast<uint64_t>(end_ns_ - p_.start_ns));
+  const auto [start, end] = Interval(timed);
+  if (start != 0) {
+    out->WriteTag(wire::Tag(otlp::kProfileTimeUnixNano, wire::kFixed64));
+    out->WriteLittleEndian64(static_cast<uint64_t>(start));
+  }
+  WriteVarintField(out, otlp::kProfileDurationNano, static_cast<uint64_t>(end - start));
   if (!p_.options.period_type.type.empty()) {
     WriteValueType(out, otlp::kProfilePeriodType, p_.ids.period_type);
   }
@@ -327,7 +351,15 @@ void OtlpWriter::Write(CodedOutputStream* out) const {
     WriteKeyValue(out, otlp::kScopeAttributes, kDefaultSampleTypeKey,
                   p_.tables.strings().Get(p_.ids.default_sample_type));
   }
-  for (size_t t = 0; t < types_.size(); ++t) WriteProfile(out, t);
+  // The untimed samples' Profiles, one per enabled type; then, if any
+  // sample has a timestamp, the timestamped samples' Profiles, in the same
+  // order: a Profile's samples all have timestamps or none do (one shape),
+  // and a key recorded both ways is a Sample in each, never two Samples of
+  // one identity in one Profile.
+  for (size_t t = 0; t < types_.size(); ++t) WriteProfile(out, t, false);
+  if (!groups_.empty()) {
+    for (size_t t = 0; t < types_.size(); ++t) WriteProfile(out, t, true);
+  }
   WriteLenHeader(out, otlp::kRequestDictionary, dict_.ByteSize());
   dict_.Write(out);
 }
