@@ -11,6 +11,7 @@
 
 #include "catch2/catch.hpp"
 #include "support/canonical.h"
+#include "support/otlp_conformance.h"
 #include "support/otlp_decode.h"
 #include "support/test_support.h"
 
@@ -619,4 +620,73 @@ TEST_CASE("the same labels in any order are one Sample in OTLP and one sample in
   CHECK(cpu.samples(0).values(0) == 3);
   CHECK(Attrs(r, cpu.samples(1).attribute_indices()) == Strings{"b=2[bytes]", "a=x"});
   CHECK(cpu.samples(1).values(0) == 4);
+}
+
+// The conformance check (otlp_conformance.h) catches what it is there to
+// catch: each case breaks one rule of a valid request, and must fail.
+namespace {
+
+OtlpRequest ValidRequest() {
+  auto p = NewProfile();
+  SampleBuilder a, b;
+  a.Frame("leaf", "a.rb", 3).Frame("main", "a.rb", 1).Values({10, 1, 30}).Label("k", "v");
+  b.Frame("main", "a.rb", 1).Values({1, 1, 1}).Timestamp(5);
+  Add(p.get(), a);
+  Add(p.get(), b);
+  OtlpRequest r = SerializeOtlp(p.get());
+  REQUIRE(Scope(r).profiles_size() == 6);
+  return r;
+}
+
+otlp::Profile* MutableProfile(OtlpRequest* r, int t) {
+  return r->mutable_resource_profiles(0)->mutable_scope_profiles(0)->mutable_profiles(t);
+}
+
+}  // namespace
+
+TEST_CASE("the conformance check passes the request its refusal cases start from") {
+  // Else each case below would fail for that, not for the rule it breaks.
+  CheckOtlpConformance(ValidRequest());
+}
+
+TEST_CASE("the conformance check refuses a Profile of two shapes", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  *MutableProfile(&r, 0)->add_samples() = Scope(r).profiles(3).samples(0);
+  CheckOtlpConformance(r);
+}
+
+TEST_CASE("the conformance check refuses two Samples of one identity", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  *MutableProfile(&r, 0)->add_samples() = Scope(r).profiles(0).samples(0);
+  CheckOtlpConformance(r);
+}
+
+TEST_CASE("the conformance check refuses a timestamp outside its Profile", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  otlp::Profile* timed = MutableProfile(&r, 3);
+  timed->mutable_samples(0)->set_timestamps_unix_nano(0, timed->time_unix_nano() - 1);
+  CheckOtlpConformance(r);
+}
+
+TEST_CASE("the conformance check refuses a Function without a name", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  otlp::Function* f = r.mutable_dictionary()->mutable_function_table(1);
+  f->set_name_strindex(0);
+  f->set_filename_strindex(0);
+  CheckOtlpConformance(r);
+}
+
+TEST_CASE("the conformance check refuses an untimed Sample of two values", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  MutableProfile(&r, 0)->mutable_samples(0)->add_values(1);
+  CheckOtlpConformance(r);
+}
+
+TEST_CASE("the conformance check refuses a link of a short trace id", "[!shouldfail]") {
+  OtlpRequest r = ValidRequest();
+  otlp::Link* l = r.mutable_dictionary()->add_link_table();
+  l->set_trace_id(std::string(15, '\x01'));
+  l->set_span_id(std::string(8, '\x01'));
+  MutableProfile(&r, 0)->mutable_samples(0)->set_link_index(1);
+  CheckOtlpConformance(r);
 }

@@ -23,14 +23,14 @@ using OtlpRequest =
     opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest;
 
 // Decompresses and parses; fails the current test unless the bytes are a
-// complete request with no field our copy of the schema lacks.
+// complete request with no field our copy of the schema lacks, and one that
+// keeps the specification's rules (CheckOtlpConformance).
 OtlpRequest DecodeOtlp(const std::string& bytes);
 
-// Fails the current test unless `r` keeps the specification's rules: one
-// resource with one scope; entry 0 of every dictionary table present and the
-// zero value (link_table[0] of a 16-byte and an 8-byte zero id); every index
-// in range; no dictionary entry written twice or unreferenced; a sample's
-// attribute keys unique, and as many values as timestamps when it has both.
+// Fails the current test unless `r` keeps the specification's rules
+// (CheckOtlpConformance) and what stackrec promises besides: one resource
+// with one scope, no links (link_table holds its zero entry only), and a
+// sample's attribute keys unique.
 void CheckOtlpInvariants(const OtlpRequest& r);
 
 // The request in pprof's model, as the specification relates the two:
