@@ -66,13 +66,19 @@ Output DecodeParts(const stackrec_encoded* e, stackrec_format f, const Limits& l
     if (f == STACKREC_FORMAT_OTLP) {
       const OtlpRequest r = DecodeOtlp(bytes_of);
       CheckOtlpInvariants(r);
-      // samples_written counts each Profile's Samples, as many in each.
+      // samples_written counts the Samples of each sample type: its
+      // Profile of untimed samples and its Profile of timestamped ones.
+      std::map<std::pair<int32_t, int32_t>, uint64_t> per_type;
       for (const auto& rp : r.resource_profiles()) {
         for (const auto& sp : rp.scope_profiles()) {
           for (const auto& prof : sp.profiles()) {
-            REQUIRE(static_cast<uint64_t>(prof.samples_size()) == part.samples_written);
+            per_type[{prof.sample_type().type_strindex(), prof.sample_type().unit_strindex()}] +=
+                static_cast<uint64_t>(prof.samples_size());
           }
         }
+      }
+      for (const auto& [type, samples_of_type] : per_type) {
+        REQUIRE(samples_of_type == part.samples_written);
       }
       out.parts.push_back(OtlpToPprof(r));
     } else {

@@ -318,7 +318,7 @@ typedef struct stackrec_serialize_options {
   size_t part_max_bytes;              /* a part's bytes as returned (compressed); and at most the
                                          profile's max_output_bytes */
   size_t part_max_uncompressed_bytes; /* a part's message before compression */
-  size_t part_max_samples;            /* a part's samples (OTLP: of each Profile) */
+  size_t part_max_samples;            /* a part's samples (OTLP: of each sample type) */
   size_t max_parts;                   /* parts of one serialization */
 } stackrec_serialize_options;
 
@@ -350,7 +350,7 @@ STACKREC_API size_t stackrec_encoded_parts_len(const stackrec_encoded *encoded);
 typedef struct stackrec_part {
   const uint8_t *data;         /* owned by `encoded`, valid until its free */
   size_t size;                 /* compressed as the options said */
-  uint64_t samples_written;    /* Samples (OTLP: of each Profile) */
+  uint64_t samples_written;    /* Samples (OTLP: of each sample type) */
   uint64_t uncompressed_bytes; /* the part's message before compression */
 } stackrec_part;
 /* Copies the index-th part's figures into *out (borrowed). NULL encoded or out, or an index past
@@ -388,7 +388,7 @@ typedef struct stackrec_encode_stats {
   uint64_t samples_truncated;   /* of which with the stack cut to max_frames */
   uint64_t samples_over_memory; /* of which sent to "[stackrec: storage full]" */
   /* The output. */
-  uint64_t samples_written;  /* Samples, pseudo-samples included (OTLP: per Profile) */
+  uint64_t samples_written;  /* Samples, pseudo-samples included (OTLP: of each sample type) */
   uint64_t samples_left_out; /* summed into "[stackrec: output limit]" */
   uint64_t locations_written, functions_written, mappings_written;
   uint64_t strings_written;    /* string_table entries, "" included */

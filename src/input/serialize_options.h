@@ -26,7 +26,7 @@ enum class Format : int { kPprof = 0, kOtlp = 1 };
 struct Budget {
   size_t part_bytes = 0;               // a part's bytes as returned (compressed)
   size_t part_uncompressed_bytes = 0;  // a part's message before compression
-  size_t part_samples = 0;             // a part's samples (OTLP: of each Profile)
+  size_t part_samples = 0;             // a part's samples (OTLP: of each sample type)
   size_t parts = 0;                    // parts in one serialization
   bool any() const {
     return part_bytes != 0 || part_uncompressed_bytes != 0 || part_samples != 0 || parts != 0;

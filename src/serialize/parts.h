@@ -43,7 +43,7 @@ namespace stackrec {
 // output buffer.
 struct OutputPart {
   size_t offset = 0, size = 0;
-  uint64_t samples = 0;             // Samples written (OTLP: of each Profile)
+  uint64_t samples = 0;             // Samples written (OTLP: of each sample type)
   uint64_t uncompressed_bytes = 0;  // the message before compression
 };
 
