@@ -5,6 +5,7 @@ find_package(Protobuf REQUIRED)   # CMake's FindProtobuf: libprotobuf + protoc
 find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 
 if(STACKREC_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED CONFIG)
