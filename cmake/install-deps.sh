@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler
-  zlib1g-dev libzstd-dev
+  zlib1g-dev libzstd-dev libisal-dev
   catch2 libbenchmark-dev
   # embedding: nm/objdump for the symbol test; Ruby, its headers, make (for
   # mkmf), minitest and google-protobuf for examples/ruby; Python's protobuf

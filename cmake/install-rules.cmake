@@ -46,7 +46,7 @@ install(TARGETS stackrec
     NAMELINK_COMPONENT stackrec_Development
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 # The static library is exported on its own, so that a consumer of the
-# shared library never has to find abseil, protobuf, zlib or zstd.
+# shared library never has to find abseil, protobuf, ISA-L or zstd.
 install(TARGETS stackrec_static
   EXPORT stackrecStaticTargets
   ARCHIVE
@@ -77,7 +77,7 @@ write_basic_package_version_file(
 
 # The dependencies are looked up the way cmake/dependencies.cmake looks them
 # up, so the static target's link interface names the same imported targets
-# (absl::*, protobuf::libprotobuf-lite, ZLIB::ZLIB, PkgConfig::ZSTD).
+# (absl::*, protobuf::libprotobuf-lite, PkgConfig::ISAL, PkgConfig::ZSTD).
 file(WRITE "${PROJECT_BINARY_DIR}/package/stackrecConfig.cmake" [=[
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
@@ -85,7 +85,7 @@ file(WRITE "${PROJECT_BINARY_DIR}/package/stackrecConfig.cmake" [=[
 # find_package(stackrec CONFIG) defines
 #   stackrec::stackrec         libstackrec.so; needs nothing else to be found
 #   stackrec::stackrec_static  libstackrec_static.a, defined only when its
-#                              dependencies (abseil, protobuf-lite, zlib,
+#                              dependencies (abseil, protobuf-lite, ISA-L,
 #                              zstd) are found as well
 # Components: `shared` and `static`; `COMPONENTS static` makes the second
 # one required.
@@ -99,14 +99,18 @@ if("static" IN_LIST stackrec_FIND_COMPONENTS AND NOT stackrec_FIND_QUIETLY)
 endif()
 find_package(absl ${_stackrec_quiet} CONFIG)
 find_package(Protobuf ${_stackrec_quiet})
-find_package(ZLIB ${_stackrec_quiet})
-if(NOT TARGET PkgConfig::ZSTD)
+if(NOT TARGET PkgConfig::ZSTD OR NOT TARGET PkgConfig::ISAL)
   find_package(PkgConfig ${_stackrec_quiet})
   if(PKG_CONFIG_FOUND)
-    pkg_check_modules(ZSTD ${_stackrec_quiet} IMPORTED_TARGET libzstd)
+    if(NOT TARGET PkgConfig::ZSTD)
+      pkg_check_modules(ZSTD ${_stackrec_quiet} IMPORTED_TARGET libzstd)
+    endif()
+    if(NOT TARGET PkgConfig::ISAL)
+      pkg_check_modules(ISAL ${_stackrec_quiet} IMPORTED_TARGET libisal)
+    endif()
   endif()
 endif()
-if(absl_FOUND AND TARGET protobuf::libprotobuf-lite AND TARGET ZLIB::ZLIB
+if(absl_FOUND AND TARGET protobuf::libprotobuf-lite AND TARGET PkgConfig::ISAL
    AND TARGET PkgConfig::ZSTD)
   include("${CMAKE_CURRENT_LIST_DIR}/stackrecStaticTargets.cmake")
   set(stackrec_static_FOUND TRUE)
@@ -119,7 +123,7 @@ foreach(_stackrec_component IN LISTS stackrec_FIND_COMPONENTS)
     set(stackrec_FOUND FALSE)
     if(_stackrec_component STREQUAL "static")
       set(stackrec_NOT_FOUND_MESSAGE
-          "stackrec::stackrec_static needs abseil, protobuf-lite, zlib and zstd, and not all of them were found")
+          "stackrec::stackrec_static needs abseil, protobuf-lite, ISA-L and zstd, and not all of them were found")
     else()
       set(stackrec_NOT_FOUND_MESSAGE
           "stackrec has no component `${_stackrec_component}` (there are `shared` and `static`)")
@@ -163,7 +167,7 @@ endfunction()
 # The pkg-config names of STACKREC_DEPENDENCIES (src/CMakeLists.txt), and
 # what a C program linking C++ objects statically needs besides them.
 set(_stackrec_pc_requires_private
-    "absl_flat_hash_map absl_flat_hash_set absl_hash absl_span absl_strings protobuf-lite zlib libzstd")
+    "absl_flat_hash_map absl_flat_hash_set absl_hash absl_span absl_strings protobuf-lite libisal libzstd")
 set(_stackrec_pc_libs_private "-lstdc++ -lm -pthread")
 set(_stackrec_pc_description "Aggregates stack samples and encodes them as pprof")
 

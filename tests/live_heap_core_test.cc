@@ -80,7 +80,7 @@ TEST_CASE("a failed serialization does not count tracked objects twice") {
                             {"kept", {1, 100}}, {"freed_before_failure", {1, 5}}});
   Track(r, 3, "new_in_failed_interval", 7);
   r.Untrack(2);
-  // A gzip level zlib refuses: the encoding fails after the flip, once the
+  // A gzip level the compressor refuses: the encoding fails after the flip, once the
   // deltas were folded into the totals and the totals into the slot.
   stackrec::SerializeOptions broken;
   broken.level = 42;

@@ -296,9 +296,13 @@ typedef struct stackrec_attribute {
 } stackrec_attribute;
 
 /* How to serialize; zero-initialised: gzip pprof at level 1. level 0 is the default, else 1-9
- * (gzip) or 1-19 (zstd); NONE takes 0 (docs/format.md#compression). The resource and scope fields
- * are written by OTLP only and checked for either format: each valid UTF-8, keys non-empty and
- * unique (docs/format.md#the-request). */
+ * (gzip) or 1-19 (zstd); NONE takes 0 (docs/format.md#compression). gzip is one member written by
+ * ISA-L's igzip, whose levels 1-3 the gzip levels map onto: 1 -> 1, 2-5 -> 2, 6-9 -> 3. The
+ * resource and scope fields are written by OTLP only and checked for either format: each valid
+ * UTF-8, keys non-empty and unique (docs/format.md#the-request). compress_threads 0 or 1 compresses
+ * on the calling thread; 2 lets one helper thread, started by the serialization and joined before
+ * it returns, compress while the encoder writes (where the system refuses a thread, the calling
+ * thread compresses); else INVALID_ARGUMENT naming opts.compress_threads. */
 typedef struct stackrec_serialize_options {
   stackrec_compression compression;
   int level;
@@ -320,6 +324,7 @@ typedef struct stackrec_serialize_options {
   size_t part_max_uncompressed_bytes; /* a part's message before compression */
   size_t part_max_samples;            /* a part's samples (OTLP: of each sample type) */
   size_t max_parts;                   /* parts of one serialization */
+  int compress_threads; /* since 1.2; 0: 1, no thread started (docs/format.md#compression) */
 } stackrec_serialize_options;
 
 /* Encodes everything added since creation or the last reset, without resetting, over [start, now].

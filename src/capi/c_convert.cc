@@ -93,6 +93,7 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptio
     out->budget.part_uncompressed_bytes = opts->part_max_uncompressed_bytes;
     out->budget.part_samples = opts->part_max_samples;
     out->budget.parts = opts->max_parts;
+    out->compress_threads = opts->compress_threads;
   }
   return ValidateSerializeOptions(*out);
 }

@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 #include "encode/compression.h"
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 // For ZSTD_createCCtx_advanced: the compressor's memory from table memory.
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -24,8 +24,8 @@ constexpr int kBufferBytes = 128 * 1024;
 // The room the compressors get at a time.
 constexpr size_t kOutputStep = 64 * 1024;
 
-// The compressors' state (zstd's window and tables, up to a few MiB; zlib's
-// about 270 KiB) also lives in table memory, so that what a serialization
+// The compressors' state (zstd's window and tables, up to a few MiB;
+// igzip's about 360 KiB) also lives in table memory, so that what a serialization
 // allocates goes back where the next interval's tables grow, not into
 // malloc's heap (table_memory.h). Their free callbacks pass no size: a
 // header before each block keeps it.
@@ -67,13 +67,6 @@ char* GrowOutput(TableString* out, size_t want) {
   return &(*out)[old];
 }
 
-// The smallest b with 2^b >= n (0 for n <= 1).
-int CeilLog2(uint64_t n) {
-  int b = 0;
-  while (b < 63 && (uint64_t{1} << b) < n) ++b;
-  return b;
-}
-
 }  // namespace
 
 class Codec {
@@ -107,51 +100,72 @@ class NoneCodec final : public Codec {
   TableString* out_;
 };
 
+// gzip through ISA-L's igzip: one stream, one gzip member, as every gzip
+// reader expects, at several times zlib's speed for the same size at the
+// fast levels (docs/performance.md#gzip). igzip has levels 0 to 3; the
+// gzip levels 1 to 9 map onto 1 to 3 (IgzipLevel). Level 0 is left out:
+// it skips match finding and writes about a fifth more.
 class GzipCodec final : public Codec {
  public:
-  GzipCodec(TableString* out, int level) : out_(out), level_(level) {
-    std::memset(&z_, 0, sizeof(z_));
-    z_.zalloc = [](voidpf, uInt items, uInt size) -> voidpf {
-      return CodecAllocate(size_t{items} * size);
-    };
-    z_.zfree = [](voidpf, voidpf p) { CodecFree(p); };
-  }
+  GzipCodec(TableString* out, int level) : out_(out), gzip_level_(level) {}
   ~GzipCodec() override {
-    if (started_) deflateEnd(&z_);
+    CodecFree(level_buf_);
+    CodecFree(stream_);
   }
 
+  // gzip 1 -> igzip 1; 2-5 -> 2; 6-9 -> 3 (docs/format.md#compression).
+  static int IgzipLevel(int level) { return level <= 1 ? 1 : level <= 5 ? 2 : 3; }
+
   Status Start(uint64_t whole) override {
-    // A window no larger than the input finds the same matches; zlib
-    // takes 2^9 to 2^15. The hash (memLevel) shrinks with it: its full
-    // size is meant for inputs of many windows.
-    int window_bits = 15, mem_level = 8;
-    if (whole != 0) {
-      window_bits = std::min(15, std::max(9, CeilLog2(whole)));
-      mem_level = std::min(8, std::max(1, window_bits - 6));
+    // Options are checked before they get here; this keeps a level that
+    // slipped past from meaning anything.
+    if (gzip_level_ < 1 || gzip_level_ > 9) {
+      return Error(Code::kInternal, "igzip: gzip level %d is not 1-9", gzip_level_);
     }
-    // windowBits + 16: a gzip header and trailer rather than zlib's.
-    if (deflateInit2(&z_, level_, Z_DEFLATED, window_bits + 16, mem_level, Z_DEFAULT_STRATEGY) !=
-        Z_OK) {
-      return Error(Code::kOutOfMemory, "zlib: deflateInit2 failed");
+    level_ = IgzipLevel(gzip_level_);
+    // igzip's state is a fixed 80 KiB stream and a level buffer for its
+    // hash and tokens. The buffer's minimum holds the hash and 1 KiB of
+    // tokens, enough for an input known to be small; a large one gets the
+    // default, whose larger token room means fewer passes.
+    static constexpr uint32_t kMin[] = {ISAL_DEF_LVL1_MIN, ISAL_DEF_LVL2_MIN, ISAL_DEF_LVL3_MIN};
+    static constexpr uint32_t kDefault[] = {ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT,
+                                            ISAL_DEF_LVL3_DEFAULT};
+    const bool small = whole != 0 && whole < uint64_t{kBufferBytes};
+    level_buf_size_ = (small ? kMin : kDefault)[level_ - 1];
+    stream_ = static_cast<isal_zstream*>(CodecAllocate(sizeof(isal_zstream)));
+    level_buf_ = static_cast<uint8_t*>(CodecAllocate(level_buf_size_));
+    if (stream_ == nullptr || level_buf_ == nullptr) {
+      return Error(Code::kOutOfMemory, "igzip: no memory for the compressor");
     }
-    started_ = true;
-    if (whole != 0) step_ = deflateBound(&z_, static_cast<uLong>(whole));
+    isal_deflate_init(stream_);
+    stream_->level = static_cast<uint32_t>(level_);
+    stream_->level_buf = level_buf_;
+    stream_->level_buf_size = level_buf_size_;
+    stream_->gzip_flag = IGZIP_GZIP;
+    // The gzip header and trailer, and a stored block's five bytes per
+    // 64 KiB: what an incompressible input can take. Should igzip need
+    // more, the loop in Write gives it more.
+    if (whole != 0) step_ = static_cast<size_t>(whole + whole / 64 + 64);
     return OkStatus();
   }
 
   bool Write(const char* data, size_t size, bool finish) override {
-    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
-    z_.avail_in = static_cast<uInt>(size);
+    stream_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(data));
+    stream_->avail_in = static_cast<uint32_t>(size);
+    stream_->end_of_stream = finish ? 1 : 0;
     for (;;) {
       const size_t before = out_->size();
       char* dst = GrowOutput(out_, step_);
-      z_.next_out = reinterpret_cast<Bytef*>(dst);
-      z_.avail_out = static_cast<uInt>(step_);
-      const int rc = deflate(&z_, finish ? Z_FINISH : Z_NO_FLUSH);
-      out_->resize(before + (step_ - z_.avail_out));
+      stream_->next_out = reinterpret_cast<uint8_t*>(dst);
+      stream_->avail_out = static_cast<uint32_t>(step_);
+      const int rc = isal_deflate(stream_);
+      out_->resize(before + (step_ - stream_->avail_out));
       step_ = kOutputStep;
-      if (rc == Z_STREAM_ERROR) return false;
-      if (finish ? rc == Z_STREAM_END : z_.avail_in == 0 && z_.avail_out != 0) {
+      if (rc != COMP_OK) return false;
+      // Room left over means igzip took all the input and wrote all it
+      // could; at the end, it has also written the trailer.
+      if (finish ? stream_->internal_state.state == ZSTATE_END
+                 : stream_->avail_in == 0 && stream_->avail_out != 0) {
         return true;
       }
     }
@@ -159,10 +173,12 @@ class GzipCodec final : public Codec {
 
  private:
   TableString* out_;
-  const int level_;
-  z_stream z_;
-  bool started_ = false;
-  size_t step_ = kOutputStep;  // the room the next deflate call gets
+  const int gzip_level_;  // 1 to 9
+  int level_ = 1;         // igzip's, 1 to 3
+  isal_zstream* stream_ = nullptr;
+  uint8_t* level_buf_ = nullptr;
+  uint32_t level_buf_size_ = 0;
+  size_t step_ = kOutputStep;  // the room the next call gets
 };
 
 class ZstdCodec final : public Codec {
@@ -225,7 +241,8 @@ std::unique_ptr<CompressingOutput> CompressingOutput::Create(const SerializeOpti
           std::make_unique<ZstdCodec>(out, options.level == 0 ? kDefaultZstdLevel : options.level);
       break;
   }
-  return std::unique_ptr<CompressingOutput>(new CompressingOutput(std::move(codec)));
+  return std::unique_ptr<CompressingOutput>(
+      new CompressingOutput(std::move(codec), options.compress_threads == 2));
 }
 
 Status WriteCompressed(const SerializeOptions& options, TableString* out,
@@ -243,10 +260,11 @@ Status WriteCompressed(const SerializeOptions& options, TableString* out,
   return sink->Finish();
 }
 
-CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec)
+CompressingOutput::CompressingOutput(std::unique_ptr<Codec> codec, bool helper)
     : codec_(std::move(codec)),
       buffer_(new char[kFirstBufferBytes]),
-      capacity_(kFirstBufferBytes) {}
+      capacity_(kFirstBufferBytes),
+      want_helper_(helper) {}
 
 CompressingOutput::~CompressingOutput() = default;
 
@@ -258,7 +276,34 @@ bool CompressingOutput::Flush(bool finish) {
     started_ = true;
     if (!status_.ok()) return false;
   }
-  if (!codec_->Write(buffer_.get(), static_cast<size_t>(used_), finish)) {
+  // The helper starts at the first flush that is not the last, so that a
+  // profile that fits the staging buffer never starts a thread.
+  if (want_helper_ && !finish) {
+    want_helper_ = false;
+    helper_ = std::make_unique<HelperThread>(
+        [this] { return codec_->Write(lent_.get(), lent_used_, lent_finish_); });
+    if (helper_->Start()) {
+      lent_.reset(new char[capacity_]);
+    } else {
+      helper_.reset();  // no thread to be had: compress here
+    }
+  }
+  bool ok;
+  if (helper_ != nullptr) {
+    // The helper compresses the buffer just filled while the encoder fills
+    // the one it compressed before (lent_, free once Wait returns).
+    ok = helper_->Wait();
+    if (ok) {
+      std::swap(buffer_, lent_);
+      lent_used_ = static_cast<size_t>(used_);
+      lent_finish_ = finish;
+      helper_->Post();
+      if (finish) ok = helper_->Wait();
+    }
+  } else {
+    ok = codec_->Write(buffer_.get(), static_cast<size_t>(used_), finish);
+  }
+  if (!ok) {
     status_ = Error(Code::kInternal, "the compressor failed while encoding");
     return false;
   }

@@ -2,9 +2,12 @@
 // Copyright 2026 The stackrec Authors.
 //
 // A protobuf ZeroCopyOutputStream that compresses what is written through it
-// (gzip through zlib, zstd, or nothing) into a std::string, so that the pprof
-// encoder streams straight into the compressor without staging the
-// uncompressed profile.
+// (gzip through ISA-L's igzip, zstd, or nothing) into a std::string, so that
+// the pprof encoder streams straight into the compressor without staging
+// the uncompressed profile. With SerializeOptions::compress_threads 2, a
+// helper thread compresses each full staging buffer while the encoder fills
+// a second one: the output is the same, the compressor's time overlaps the
+// encoder's, and the memory grows by one staging buffer.
 #ifndef STACKREC_SRC_ENCODE_COMPRESSION_H_
 #define STACKREC_SRC_ENCODE_COMPRESSION_H_
 
@@ -13,6 +16,7 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "base/helper_thread.h"
 #include "base/status.h"
 #include "base/table_memory.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -42,7 +46,7 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
   Status Finish();
 
  private:
-  explicit CompressingOutput(std::unique_ptr<Codec> codec);
+  CompressingOutput(std::unique_ptr<Codec> codec, bool helper);
   bool Flush(bool finish);
 
   std::unique_ptr<Codec> codec_;
@@ -51,7 +55,16 @@ class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStrea
   int used_ = 0;
   int64_t total_ = 0;
   bool started_ = false;  // Codec::Start has run
+  bool want_helper_;      // compress_threads 2, and no helper tried yet
   Status status_;         // the first failure; Next fails after it
+  // The buffer the helper compresses, the bytes in it and whether they end
+  // the stream: the owner's between the helper's Wait and its next Post.
+  std::unique_ptr<char[]> lent_;
+  size_t lent_used_ = 0;
+  bool lent_finish_ = false;
+  // Last, so that it is destroyed first: it waits for a running job, which
+  // uses codec_ and lent_.
+  std::unique_ptr<HelperThread> helper_;
 };
 
 // Writes a message through write(coded) into a compressor that appends to

@@ -39,7 +39,13 @@ Status ValidateSerializeOptions(const SerializeOptions& options) {
     return Error(Code::kInvalidArgument, "opts.format is %d, not a stackrec_format value",
                  static_cast<int>(options.format));
   }
-  return ValidateOtlpOptions(options.otlp);
+  STACKREC_RETURN_IF_ERROR(ValidateOtlpOptions(options.otlp));
+  if (options.compress_threads < 0 || options.compress_threads > 2) {
+    return Error(Code::kInvalidArgument,
+                 "opts.compress_threads is %d; it takes 0 or 1 (the calling thread) or 2",
+                 options.compress_threads);
+  }
+  return OkStatus();
 }
 
 }  // namespace stackrec

@@ -39,6 +39,9 @@ struct SerializeOptions {
   Format format = Format::kPprof;
   OtlpOptions otlp = {};  // read by the OTLP encoder only
   Budget budget = {};
+  // 0 or 1: compress on the calling thread. 2: a helper thread compresses
+  // while the encoder writes (encode/compression.h).
+  int compress_threads = 0;
 };
 
 // The defaults behind level 0. gzip's is zlib's fastest level, as Go's
@@ -51,7 +54,7 @@ inline constexpr int kDefaultGzipLevel = 1;
 inline constexpr int kDefaultZstdLevel = 1;
 
 // Fails naming the field: "opts.compression", "opts.level", "opts.format",
-// or one of the OTLP options (ValidateOtlpOptions).
+// one of the OTLP options (ValidateOtlpOptions), or "opts.compress_threads".
 Status ValidateSerializeOptions(const SerializeOptions& options);
 
 }  // namespace stackrec
