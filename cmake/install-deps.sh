@@ -11,6 +11,9 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   zlib1g-dev libzstd-dev libisal-dev
   catch2 libbenchmark-dev
+  # the compression benchmark's other gzip compressor; Go and gzip for the
+  # test that decodes gzip outputs with every common reader
+  libdeflate-dev golang-go gzip
   # embedding: nm/objdump for the symbol test; Ruby, its headers, make (for
   # mkmf), minitest and google-protobuf for examples/ruby; Python's protobuf
   # for examples/python
