@@ -4,7 +4,7 @@
 // The gzip compressors side by side on the heavy workload's own bytes, and
 // what the chosen one gives a whole serialization next to zstd's.
 //
-//   build/release/bench/stackrec-bench-compression [--reps=5]
+//   build/release/bench/stackrec-bench-compression [--reps=5] [--serialize-only]
 //
 // The heavy workload (bench/workloads/workload.h) is serialized once
 // uncompressed, as pprof and as OTLP. Then each of those byte strings is
@@ -26,8 +26,9 @@
 // serialization holds besides the output itself.
 //
 // Then whole serializations of the heavy workload through the C API, gzip
-// (compress_threads 1 and 2) against zstd level 1, taking turns in one
-// process, median wall times: the figure the gzip target is stated in.
+// level 1 against zstd level 1, each with compress_threads 1 and 2, taking
+// turns in one process, median wall times: the figure the gzip target is
+// stated in. --serialize-only runs these alone.
 //
 // Numbers mean something in the release build only.
 #include <isa-l/crc.h>
@@ -114,9 +115,7 @@ class IsalChunker final : public Chunker {
     Count(static_cast<int64_t>(sizeof(isal_zstream) + level_buf_size_));
     level_buf_.reset(new uint8_t[level_buf_size_ + 1]);
   }
-  ~IsalChunker() override {
-    Count(-static_cast<int64_t>(sizeof(isal_zstream) + level_buf_size_));
-  }
+  ~IsalChunker() override { Count(-static_cast<int64_t>(sizeof(isal_zstream) + level_buf_size_)); }
   bool Compress(const char* in, size_t n, bool last, std::string* out) override {
     isal_deflate_init(&s_);
     s_.level = static_cast<uint32_t>(level_);
@@ -148,7 +147,7 @@ using Stream = std::function<bool(const std::string& in, std::string* out)>;
 
 struct Method {
   std::string name;
-  Stream stream;                                    // if set, chunks do not apply
+  Stream stream;                                   // if set, chunks do not apply
   std::function<std::unique_ptr<Chunker>()> make;  // else one compressor per thread
   bool one_member;  // chunks are raw deflate under one header and trailer
 };
@@ -304,15 +303,58 @@ double WallMs(const std::function<bool()>& f, bool* ok) {
       .count();
 }
 
+bool Serialize(stackrec_profile* p, const stackrec_serialize_options& o, size_t* bytes) {
+  stackrec_encoded* e = nullptr;
+  if (stackrec_profile_serialize(p, &o, &e) != STACKREC_OK) return false;
+  *bytes = stackrec_encoded_size(e);
+  stackrec_encoded_free(e);
+  return true;
+}
+
+// Whole serializations of `p` as `format`: zstd 1 and gzip on one thread
+// and two, taking turns within each repetition.
+bool RunSerializations(stackrec_profile* p, stackrec_format format, const char* name, int reps) {
+  struct Case {
+    const char* name;
+    stackrec_compression compression;
+    int threads;
+    std::vector<double> ms;
+    size_t bytes = 0;
+  } cases[] = {{"zstd 1", STACKREC_COMPRESSION_ZSTD, 1, {}},
+               {"zstd 1", STACKREC_COMPRESSION_ZSTD, 2, {}},
+               {"gzip 1", STACKREC_COMPRESSION_GZIP, 1, {}},
+               {"gzip 1", STACKREC_COMPRESSION_GZIP, 2, {}}};
+  bool ok = true;
+  for (int r = 0; r < reps; ++r) {
+    for (Case& c : cases) {
+      stackrec_serialize_options o = stackrec_bench::SerializeWith(c.compression, format);
+      o.compress_threads = c.threads;
+      c.ms.push_back(WallMs([&] { return Serialize(p, o, &c.bytes); }, &ok));
+    }
+  }
+  const double zstd_ms = Median(cases[0].ms);
+  std::printf("\n## whole serializations, %s, median wall ms of %d\n\n", name, reps);
+  std::printf("| compression | compress_threads | ms | vs zstd 1, one thread | bytes |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (const Case& c : cases) {
+    std::printf("| %s | %d | %.1f | %.2fx | %zu |\n", c.name, c.threads, Median(c.ms),
+                Median(c.ms) / zstd_ms, c.bytes);
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 5;
+  bool codecs = true;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--reps=", 7) == 0) {
       reps = std::max(1, std::atoi(argv[i] + 7));
+    } else if (std::strcmp(argv[i], "--serialize-only") == 0) {
+      codecs = false;
     } else {
-      std::fprintf(stderr, "usage: %s [--reps=N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps=N] [--serialize-only]\n", argv[0]);
       return 2;
     }
   }
@@ -342,11 +384,10 @@ int main(int argc, char** argv) {
 
   std::vector<Method> methods = {{"zlib-stream 1", ZlibStream, nullptr, false}};
   for (int level : {0, 1, 2, 3}) {
-    methods.push_back({"isal-stream " + std::to_string(level),
-                       [level](const std::string& in, std::string* out) {
-                         return IsalStream(level, in, out);
-                       },
-                       nullptr, false});
+    methods.push_back(
+        {"isal-stream " + std::to_string(level),
+         [level](const std::string& in, std::string* out) { return IsalStream(level, in, out); },
+         nullptr, false});
   }
   for (int level : {1, 2, 3}) {
     methods.push_back({"libdeflate " + std::to_string(level), nullptr,
@@ -360,6 +401,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::string out, back;
   for (const Input& input : inputs) {
+    if (!codecs) break;
     std::printf("\n## %s: %.1f MB uncompressed, median of %d\n\n", input.name,
                 static_cast<double>(input.bytes.size()) / 1e6, reps);
     std::printf("| method | chunk | threads | ms | MB/s | bytes | vs zlib | work KiB |\n");
@@ -372,8 +414,8 @@ int main(int argc, char** argv) {
           std::vector<double> ms;
           int64_t work = 0;
           for (int r = 0; r < reps; ++r) {
-            ms.push_back(WallMs([&] { return Run(m, input.bytes, chunk, threads, &out, &work); },
-                                &ok));
+            ms.push_back(
+                WallMs([&] { return Run(m, input.bytes, chunk, threads, &out, &work); }, &ok));
           }
           if (!Gunzip(out, &back) || back != input.bytes) {
             std::fprintf(stderr, "%s: output does not gunzip to the input\n", m.name.c_str());
@@ -381,15 +423,17 @@ int main(int argc, char** argv) {
           }
           if (m.name == "zlib-stream 1") zlib_bytes = out.size();
           const double med = Median(ms);
-          std::printf("| %s | %s | %d | %.1f | %.0f | %zu | %+.1f%% | %lld |\n", m.name.c_str(),
-                      !m.stream ? (std::to_string(chunk >> 10) + " KiB").c_str() : "-", threads, med,
-                      static_cast<double>(input.bytes.size()) / 1e3 / med, out.size(),
-                      100.0 * (static_cast<double>(out.size()) / static_cast<double>(zlib_bytes) -
-                               1.0),
-                      static_cast<long long>(work / 1024));
+          std::printf(
+              "| %s | %s | %d | %.1f | %.0f | %zu | %+.1f%% | %lld |\n", m.name.c_str(),
+              !m.stream ? (std::to_string(chunk >> 10) + " KiB").c_str() : "-", threads, med,
+              static_cast<double>(input.bytes.size()) / 1e3 / med, out.size(),
+              100.0 * (static_cast<double>(out.size()) / static_cast<double>(zlib_bytes) - 1.0),
+              static_cast<long long>(work / 1024));
         }
       }
     }
   }
+  ok = RunSerializations(p, STACKREC_FORMAT_PPROF, "pprof", reps) && ok;
+  ok = RunSerializations(p, STACKREC_FORMAT_OTLP, "OTLP", reps) && ok;
   return ok ? 0 : 1;
 }

@@ -10,12 +10,12 @@
 //
 //   gzip_readers_write_outputs <dir>
 // writes <dir>/<name>_threads<n>.gz and <dir>/<name>_threads<n>.raw.
+#include <zlib.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <zlib.h>
 
 #include "stackrec/stackrec.h"
 
@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     stackrec_profile* p = nullptr;
     if (stackrec_profile_new(&opts, &p) != STACKREC_OK || !Fill(p, size.stacks)) return 1;
     for (stackrec_format format : {STACKREC_FORMAT_PPROF, STACKREC_FORMAT_OTLP}) {
-      const std::string base = dir + "/" + (format == STACKREC_FORMAT_PPROF ? "pprof" : "otlp") +
-                               "_" + size.name;
+      const std::string base =
+          dir + "/" + (format == STACKREC_FORMAT_PPROF ? "pprof" : "otlp") + "_" + size.name;
       stackrec_serialize_options o{};
       o.format = format;
       o.compression = STACKREC_COMPRESSION_GZIP;
