@@ -8,8 +8,14 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 namespace stackrec {
 namespace {
@@ -224,6 +230,103 @@ class ZstdCodec final : public Codec {
 };
 
 }  // namespace
+
+// One thread that runs one job at a time for its owner, so that the owner
+// can go on with other work meanwhile: here, compressing one staging buffer
+// while the encoder fills the next. The job is fixed at construction; what
+// it works on is the owner's to hand over.
+//
+// Memory ordering: everything the owner wrote before Post() is visible to
+// the job, and everything the job wrote is visible to the owner after
+// Wait() returns, because both pass through the same mutex. Between a Post()
+// and its Wait() the owner must not touch what the job reads or writes.
+// The thread starts only when asked (Start), so a host that must not start
+// threads never gets one, and a failure to start is an answer, not an
+// exception: the owner then does the work itself.
+class HelperThread {
+ public:
+  // `job` runs on the helper thread, once per Post(); its result is what
+  // the matching Wait() returns.
+  explicit HelperThread(std::function<bool()> job);
+  // Waits for a posted job, then stops and joins the thread.
+  ~HelperThread();
+  HelperThread(const HelperThread&) = delete;
+  HelperThread& operator=(const HelperThread&) = delete;
+
+  // Starts the thread; false if the system refused one. Call once.
+  bool Start();
+  bool started() const { return thread_.joinable(); }
+
+  // Runs the job once on the thread. The previous one must have been
+  // waited for.
+  void Post();
+  // Waits for the posted job and returns its result; true if none was posted.
+  bool Wait();
+
+ private:
+  void Loop();
+
+  const std::function<bool()> job_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  // Guarded by mu_.
+  bool posted_ = false;  // a job waits to run or runs
+  bool stop_ = false;    // the thread is to end
+  bool result_ = true;   // of the last job
+};
+
+HelperThread::HelperThread(std::function<bool()> job) : job_(std::move(job)) {}
+
+HelperThread::~HelperThread() {
+  if (!thread_.joinable()) return;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !posted_; });
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+bool HelperThread::Start() {
+  try {
+    thread_ = std::thread([this] { Loop(); });
+  } catch (const std::system_error&) {
+    return false;  // no thread to be had: the owner works alone
+  }
+  return true;
+}
+
+void HelperThread::Post() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    posted_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool HelperThread::Wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !posted_; });
+  return result_;
+}
+
+void HelperThread::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return posted_ || stop_; });
+    if (!posted_) return;  // stop_, with nothing left to run
+    // The job runs unlocked: the owner may call Wait (and block on cv_)
+    // meanwhile, but touches nothing the job uses until Wait returns.
+    lock.unlock();
+    const bool result = job_();
+    lock.lock();
+    result_ = result;
+    posted_ = false;
+    cv_.notify_all();
+  }
+}
 
 std::unique_ptr<CompressingOutput> CompressingOutput::Create(const SerializeOptions& options,
                                                              TableString* out) {

@@ -16,7 +16,6 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
-#include "base/helper_thread.h"
 #include "base/status.h"
 #include "base/table_memory.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -26,6 +25,7 @@
 namespace stackrec {
 
 class Codec;
+class HelperThread;
 
 class CompressingOutput final : public google::protobuf::io::ZeroCopyOutputStream {
  public:
