@@ -113,6 +113,7 @@ int main(void) {
   FIELD(stackrec_serialize_options, part_max_uncompressed_bytes);
   FIELD(stackrec_serialize_options, part_max_samples);
   FIELD(stackrec_serialize_options, max_parts);
+  FIELD(stackrec_serialize_options, compress_threads);
 
   STRUCT(stackrec_stats);
   FIELD(stackrec_stats, last_samples_recorded);

@@ -114,7 +114,8 @@ class _SerializeOptions(ctypes.Structure):
                 ("resource_attributes_len", c_size_t),
                 ("scope_name", _Str), ("scope_version", _Str),
                 ("part_max_bytes", c_size_t), ("part_max_uncompressed_bytes", c_size_t),
-                ("part_max_samples", c_size_t), ("max_parts", c_size_t)]
+                ("part_max_samples", c_size_t), ("max_parts", c_size_t),
+                ("compress_threads", ctypes.c_int)]
 
 
 class _Stats(ctypes.Structure):
