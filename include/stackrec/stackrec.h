@@ -106,7 +106,7 @@ extern "C" {
 /* ---- Version, status and errors ------------------------------------------ */
 
 #define STACKREC_VERSION_MAJOR 1
-#define STACKREC_VERSION_MINOR 0
+#define STACKREC_VERSION_MINOR 1
 #define STACKREC_VERSION_PATCH 0
 #define STACKREC_VERSION_NUMBER \
   (STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + STACKREC_VERSION_PATCH)
@@ -312,19 +312,19 @@ typedef struct stackrec_serialize_options {
   size_t resource_attributes_len;
   stackrec_str scope_name;    /* {NULL, 0}: "stackrec" */
   stackrec_str scope_version; /* {NULL, 0}: STACKREC_VERSION_* */
-  /* Since 1.1, budgets for backends that refuse big profiles (docs/limits.md#budgets); 0: no
-   * limit, and with none set the output is one part, as before. Past one, the output is several
-   * parts, each a complete profile of the same interval within every limit set, the samples
-   * dealt among them (stackrec_encoded_part). When max_parts is reached, or a sample alone is
-   * too big for a part, samples are summed into "[stackrec: output limit]" (see the stats). A
-   * budget not even a part holding only that sample fits: INVALID_ARGUMENT naming the field,
-   * before anything changes. */
+  /* Since 1.1, budgets for backends that refuse big profiles
+   * (docs/limits.md#budgets-profiles-that-backends-accept); 0: no limit, and with none set the
+   * output is one part, as before. Past one, the output is several parts, each a complete profile
+   * of the same interval within every limit set, the samples dealt among them
+   * (stackrec_encoded_part). When max_parts is reached, or a sample alone is too big for a part,
+   * samples are summed into "[stackrec: output limit]" (see the stats). A budget not even a part
+   * holding only that sample fits: INVALID_ARGUMENT naming the field, before anything changes. */
   size_t part_max_bytes;              /* a part's bytes as returned (compressed); and at most the
                                          profile's max_output_bytes */
   size_t part_max_uncompressed_bytes; /* a part's message before compression */
   size_t part_max_samples;            /* a part's samples (OTLP: of each sample type) */
   size_t max_parts;                   /* parts of one serialization */
-  int compress_threads; /* since 1.2; 0: 1, no thread started (docs/format.md#compression) */
+  int compress_threads; /* since 1.1; 0: 1, no thread started (docs/format.md#compression) */
 } stackrec_serialize_options;
 
 /* Encodes everything added since creation or the last reset, without resetting, over [start, now].
