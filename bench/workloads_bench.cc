@@ -57,9 +57,11 @@
 //
 //   build/release/bench/stackrec-bench-workloads --gbench [--benchmark_filter=...]
 //
-// and one more there: BM_AddKnown, the workload added a second time into the
-// same profile (every key known: the lookups alone, no interning, no page
-// faults), the steadiest figure for a change to the string path's lookups.
+// and two more there: BM_AddKnown, the workload added a second time into
+// the same profile (every key known: the lookups alone, no interning, no
+// page faults), the steadiest figure for a change to the string path's
+// lookups; and BM_SerializeParts, the heavy profile whole and in 4 MiB
+// parts, one case at a time, for a profiler to look at.
 //
 // How, and why:
 //  - Add. The sampler's buffer of frames is built fresh for every sample and

@@ -187,6 +187,26 @@ void BM_SerializeKeys(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
 
+// The heavy profile serialized in parts of at most range(0) MiB
+// uncompressed (0: whole), with compression range(1): the budgets table's
+// rows, one at a time, for a profiler.
+void BM_SerializeParts(benchmark::State& state) {
+  ProfilePtr p = FilledProfile(HeavySpec());
+  if (p == nullptr) return state.SkipWithError(stackrec_last_error());
+  stackrec_serialize_options o = SerializeWith(static_cast<stackrec_compression>(state.range(1)));
+  o.part_max_uncompressed_bytes = static_cast<size_t>(state.range(0)) << 20;
+  size_t parts = 0;
+  for (auto _ : state) {
+    stackrec_encoded* out = nullptr;
+    if (stackrec_profile_serialize(p.get(), &o, &out) != STACKREC_OK) {
+      return state.SkipWithError(stackrec_last_error());
+    }
+    parts = stackrec_encoded_parts_len(out);
+    stackrec_encoded_free(out);
+  }
+  state.counters["parts"] = static_cast<double>(parts);
+}
+
 }  // namespace
 
 void RegisterBenchmarks() {
@@ -253,6 +273,10 @@ void RegisterBenchmarks() {
       ->Iterations(1)
       ->Repetitions(5)
       ->ReportAggregatesOnly(true)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_SerializeParts", BM_SerializeParts)
+      ->ArgNames({"part_mib", "compression"})
+      ->ArgsProduct({{0, 4}, {STACKREC_COMPRESSION_GZIP, STACKREC_COMPRESSION_ZSTD}})
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_SerializeKeys", BM_SerializeKeys)
       ->ArgNames({"keys", "compression"})

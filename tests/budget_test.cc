@@ -5,8 +5,9 @@
 // budgets, in both formats and every compression: every part decodes with
 // the generated classes, keeps the specification's rules, and is within
 // every limit set; the parts together hold exactly the samples of the
-// unsplit output, or, when samples had to be folded, its totals exactly
-// with the heaviest samples kept. And what a budget no part can meet gets.
+// unsplit output, recorded by string or by id, or, when samples had to be
+// folded, its totals exactly with the heaviest samples kept. And what a
+// budget no part can meet gets.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -16,7 +17,9 @@
 
 #include "catch2/catch.hpp"
 #include "support/canonical.h"
+#include "support/id_program.h"
 #include "support/otlp_decode.h"
+#include "support/target.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;
@@ -432,4 +435,31 @@ TEST_CASE("absurd part accessors get a status, never a crash") {
   REQUIRE(stackrec_encoded_part(e, 0, &part) == STACKREC_OK);
   REQUIRE(part.size == stackrec_encoded_size(e));
   stackrec_encoded_free(e);
+}
+
+TEST_CASE("samples recorded by id split as those recorded by string do") {
+  const Program& prog = FullProgram();
+  std::vector<Strings> unions;
+  for (Via via : {Via::kStrings, Via::kStackId, Via::kLocationIds}) {
+    Target t(Kind::kProfile);
+    const Ids ids = InternAll(t, prog);
+    for (const SampleSpec& s : FullSamples()) Record(t, prog, ids, s, via);
+    for (stackrec_format f : {STACKREC_FORMAT_PPROF, STACKREC_FORMAT_OTLP}) {
+      Limits l;
+      l.samples = 2;
+      CheckSplit(t.profile(), STACKREC_COMPRESSION_ZSTD, f, l);
+    }
+    Limits l;
+    l.samples = 2;
+    const stackrec_serialize_options o =
+        BudgetOptions(STACKREC_COMPRESSION_ZSTD, STACKREC_FORMAT_PPROF, l);
+    stackrec_encoded* e = nullptr;
+    REQUIRE(stackrec_profile_serialize(t.profile(), &o, &e) == STACKREC_OK);
+    const Output out = DecodeParts(e, STACKREC_FORMAT_PPROF, l);
+    REQUIRE(out.parts.size() > 1);
+    unions.push_back(UnionOf(out.parts));
+    stackrec_encoded_free(e);
+  }
+  REQUIRE(unions[1] == unions[0]);
+  REQUIRE(unions[2] == unions[0]);
 }
