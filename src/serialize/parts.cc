@@ -61,8 +61,7 @@ class Splitter {
         out_(out),
         start_(out->size()),
         keys_(parts_.aggregate.key_count()),
-        model_(CostModelOf(options.format, parts_.aggregate.width())),
-        costs_(parts_, model_),
+        costs_(parts_, CostModelOf(options.format, parts_.aggregate.width())),
         extra_(parts_.aggregate.width(), 0) {
     // Before anything is written the compressed size is a guess; half the
     // message errs towards a part too small rather than one written twice.
@@ -113,7 +112,6 @@ class Splitter {
   TableString* const out_;
   const size_t start_;
   const size_t keys_;
-  const PartCostModel model_;
   PartCosts costs_;
 
   std::vector<Item> kept_;      // samples still to be written, in writing order
