@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       if (ids) {
         RecordById(recorder, frames, values, label);
       } else {
-        stackrec_sample sample = {frames.data(), frames.size(), values, 2, &label, 1, 0};
+        stackrec_sample sample = {frames.data(), frames.size(), values, 2, &label, 1, 0, nullptr};
         if (stackrec_recorder_record(recorder, &sample) != STACKREC_OK) Die("record");
       }
     }

@@ -803,3 +803,66 @@ TEST_CASE("a number keyed end_timestamp_ns is refused, a string only with a time
   text.Timestamp(9);
   ExpectAddRejected(text, "sample.labels[0].key \"end_timestamp_ns\" is reserved");
 }
+
+TEST_CASE("a link with an all-zero id, or beside a label of its keys, is refused everywhere") {
+  // OpenTelemetry defines all-zero trace and span ids as invalid.
+  stackrec_link zero_trace{}, zero_span{}, good{};
+  zero_trace.span_id[0] = 1;
+  zero_span.trace_id[15] = 1;
+  good.trace_id[0] = good.span_id[7] = 1;
+  SampleBuilder b1, b2, b3;
+  b1.Frame("f").Values({1, 1, 1}).Link(zero_trace);
+  ExpectRefusedByContent(b1, "sample.link.trace_id is all zero, which OpenTelemetry defines as an "
+                             "invalid trace id");
+  b2.Frame("f").Values({1, 1, 1}).Link(zero_span);
+  ExpectRefusedByContent(b2, "sample.link.span_id is all zero");
+  // The link is written under these keys: a caller's own would be ambiguous.
+  b3.Frame("f").Values({1, 1, 1}).Label("span_id", "mine").Label("x", "y").Link(good);
+  ExpectRefusedByContent(b3, "sample.labels[0].key \"span_id\" is where the sample's link is "
+                             "written: with a link, give no label of that key");
+
+  for (const Kind kind : {Kind::kProfile, Kind::kRecorder}) {
+    INFO(KindName(kind));
+    Target t(kind);
+    const uint32_t stack =
+        Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+    const stackrec_label mine{S("trace_id"), S("mine"), 0, {}};
+    const uint32_t labels_id = Intern(t, std::vector<stackrec_label>{mine});
+    const int64_t values[] = {1, 1, 1};
+    auto sample = [&] {
+      stackrec_id_sample s{};
+      s.stack_id = stack;
+      s.values = values;
+      s.values_len = 3;
+      return s;
+    };
+    stackrec_id_sample s = sample();
+    s.link = &zero_trace;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK_THAT(stackrec_last_error(), Catch::Contains("sample.link.trace_id is all zero"));
+    s = sample();
+    s.labels_id = labels_id;
+    s.link = &zero_span;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK_THAT(stackrec_last_error(), Catch::Contains("sample.link.span_id is all zero"));
+    s.link = &good;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK_THAT(stackrec_last_error(),
+               Catch::Contains("sample.labels_id " + std::to_string(labels_id) +
+                               " has the key \"trace_id\", where the sample's link is written"));
+    s = sample();
+    s.labels = &mine;
+    s.labels_len = 1;
+    s.link = &good;
+    CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
+    CHECK_THAT(stackrec_last_error(),
+               Catch::Contains("sample.labels[0].key \"trace_id\" is where the sample's link"));
+    CHECK(t.Take().sample_size() == 0);
+    // Without a link, those labels are ordinary.
+    s.link = nullptr;
+    AddIds(t, s);
+    const Profile out = t.Take();
+    REQUIRE(out.sample_size() == 1);
+    CHECK(StrLabel(out, out.sample(0), "trace_id") == "mine");
+  }
+}

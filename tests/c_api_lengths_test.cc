@@ -145,6 +145,10 @@ struct Args {
   std::vector<int64_t> values;
   std::vector<stackrec_label> labels;
   stackrec_sample sample{};
+  // Every sample of the sweep has a link: its two labels follow the
+  // caller's, at the largest label count too.
+  stackrec_link link{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+                     {1, 2, 3, 4, 5, 6, 7, 8}};
   std::vector<uint32_t> location_ids;
   stackrec_id_sample id_sample{};
   std::vector<stackrec_value_type> types;
@@ -199,6 +203,7 @@ void FillSample(Args* a, std::vector<int64_t> values) {
   a->sample.values_len = a->values.size();
   a->sample.labels = a->labels.data();
   a->sample.labels_len = a->labels.size();
+  a->sample.link = &a->link;
   a->roots["sample"] = &a->sample;
 }
 
@@ -212,6 +217,7 @@ void FillIdSample(Args* a, uint32_t location_id) {
   a->id_sample.values_len = a->values.size();
   a->id_sample.labels = a->labels.data();
   a->id_sample.labels_len = a->labels.size();
+  a->id_sample.link = &a->link;
   a->roots["sample"] = &a->id_sample;
 }
 

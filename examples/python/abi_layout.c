@@ -51,6 +51,10 @@ int main(void) {
   FIELD(stackrec_label, num);
   FIELD(stackrec_label, num_unit);
 
+  STRUCT(stackrec_link);
+  FIELD(stackrec_link, trace_id);
+  FIELD(stackrec_link, span_id);
+
   STRUCT(stackrec_sample);
   FIELD(stackrec_sample, locations);
   FIELD(stackrec_sample, locations_len);
@@ -59,6 +63,7 @@ int main(void) {
   FIELD(stackrec_sample, labels);
   FIELD(stackrec_sample, labels_len);
   FIELD(stackrec_sample, timestamp_ns);
+  FIELD(stackrec_sample, link);
 
   STRUCT(stackrec_interned_location);
   FIELD(stackrec_interned_location, mapping_id);
@@ -77,6 +82,7 @@ int main(void) {
   FIELD(stackrec_id_sample, labels_len);
   FIELD(stackrec_id_sample, timestamp_ns);
   FIELD(stackrec_id_sample, labels_id);
+  FIELD(stackrec_id_sample, link);
 
   STRUCT(stackrec_profile_options);
   FIELD(stackrec_profile_options, sample_types);

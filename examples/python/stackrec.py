@@ -70,11 +70,15 @@ class _Label(ctypes.Structure):
     _fields_ = [("key", _Str), ("str", _Str), ("num", c_int64), ("num_unit", _Str)]
 
 
+class _Link(ctypes.Structure):
+    _fields_ = [("trace_id", ctypes.c_uint8 * 16), ("span_id", ctypes.c_uint8 * 8)]
+
+
 class _Sample(ctypes.Structure):
     _fields_ = [("locations", ctypes.POINTER(_Location)), ("locations_len", c_size_t),
                 ("values", ctypes.POINTER(c_int64)), ("values_len", c_size_t),
                 ("labels", ctypes.POINTER(_Label)), ("labels_len", c_size_t),
-                ("timestamp_ns", c_int64)]
+                ("timestamp_ns", c_int64), ("link", ctypes.POINTER(_Link))]
 
 
 class _InternedLocation(ctypes.Structure):
@@ -87,7 +91,8 @@ class _IdSample(ctypes.Structure):
                 ("location_ids", ctypes.POINTER(ctypes.c_uint32)), ("location_ids_len", c_size_t),
                 ("values", ctypes.POINTER(c_int64)), ("values_len", c_size_t),
                 ("labels", ctypes.POINTER(_Label)), ("labels_len", c_size_t),
-                ("timestamp_ns", c_int64), ("labels_id", ctypes.c_uint32)]
+                ("timestamp_ns", c_int64), ("labels_id", ctypes.c_uint32),
+                ("link", ctypes.POINTER(_Link))]
 
 
 class _ProfileOptions(ctypes.Structure):

@@ -67,6 +67,7 @@ class LayoutTest(unittest.TestCase):
         "stackrec_function": stackrec._Function,
         "stackrec_location": stackrec._Location,
         "stackrec_label": stackrec._Label,
+        "stackrec_link": stackrec._Link,
         "stackrec_sample": stackrec._Sample,
         "stackrec_interned_location": stackrec._InternedLocation,
         "stackrec_id_sample": stackrec._IdSample,

@@ -106,7 +106,7 @@ extern "C" {
 /* ---- Version, status and errors ------------------------------------------ */
 
 #define STACKREC_VERSION_MAJOR 1
-#define STACKREC_VERSION_MINOR 1
+#define STACKREC_VERSION_MINOR 2
 #define STACKREC_VERSION_PATCH 0
 #define STACKREC_VERSION_NUMBER \
   (STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + STACKREC_VERSION_PATCH)
@@ -202,10 +202,19 @@ typedef struct stackrec_label {
   stackrec_str num_unit;
 } stackrec_label;
 
+/* Since 1.2: the trace and span a sample ran under, as OpenTelemetry's W3C ids, raw bytes in
+ * network order. Neither may be all zero, which OpenTelemetry defines as invalid. Written as an
+ * OTLP Link, and as the pprof string labels "trace_id" and "span_id" in lowercase hex
+ * (docs/format.md#trace-links). */
+typedef struct stackrec_link {
+  uint8_t trace_id[16];
+  uint8_t span_id[8];
+} stackrec_link;
+
 /* One observation: the stack (leaf first, may be empty), exactly one value per declared sample type
- * (disabled ones included), and labels. Samples with timestamp_ns 0 and the same stack and labels
- * (in any order) are summed, saturating; a timestamp_ns (nanoseconds since the Unix epoch, 0 for
- * none, never negative) keeps the sample on its own, labelled "end_timestamp_ns"
+ * (disabled ones included), and labels. Samples with timestamp_ns 0 and the same stack, labels
+ * (in any order) and link are summed, saturating; a timestamp_ns (nanoseconds since the Unix
+ * epoch, 0 for none, never negative) keeps the sample on its own, labelled "end_timestamp_ns"
  * (docs/format.md#sample-types-and-values). */
 typedef struct stackrec_sample {
   const stackrec_location *locations;
@@ -215,6 +224,9 @@ typedef struct stackrec_sample {
   const stackrec_label *labels;
   size_t labels_len;
   int64_t timestamp_ns;
+  /* Since 1.2, the trace link (NULL: none), borrowed for the call. With a link, no label may be
+   * keyed "trace_id" or "span_id". */
+  const stackrec_link *link;
 } stackrec_sample;
 
 /* What a profile or recorder measures; zero-initialise it. A 0 cap is its default
@@ -611,6 +623,7 @@ typedef struct stackrec_id_sample {
   size_t labels_len;
   int64_t timestamp_ns;
   uint32_t labels_id;
+  const stackrec_link *link; /* since 1.2, as in stackrec_sample, with labels or labels_id */
 } stackrec_id_sample;
 
 /* Interns a mapping (not all zero, which is mapping_id 0), a function (not all empty), a location

@@ -92,7 +92,7 @@ stackrec_status InternLabelsWith(const void* owner, const char* owner_name,
     STACKREC_RETURN_IF_ERROR(CheckArray(labels, len, "labels"));
     absl::Span<const LabelView> views;
     LabelRoom room;
-    STACKREC_RETURN_IF_ERROR(ToLabels(labels, len, "labels", &room, &views));
+    STACKREC_RETURN_IF_ERROR(ToLabels(labels, len, /*link=*/nullptr, "labels", "", &room, &views));
     return intern(views, id);
   });
 }

@@ -21,6 +21,7 @@
 #include "capi/c_checks.h"
 #include "hash/fingerprint.h"
 #include "input/sample_view.h"
+#include "input/trace_link.h"
 #include "profile/profile.h"
 #include "stackrec/stackrec.h"
 
@@ -46,24 +47,28 @@ inline SampleScratch& Scratch() {
 struct LabelRoom {
   static constexpr size_t kCount = 8;
   alignas(LabelView) unsigned char bytes[kCount * sizeof(LabelView)];
+  LinkHex link_hex;  // what a link's two labels view
 };
 
-// The labels as views, in `room` or, past its size, in this thread's
-// scratch; errors name "<array>[i]". Inlined into every add: its call and
-// prologue were a sixth of its instructions.
+// The labels as views, then a link's two labels (trace_link.h) if there is
+// one, in `room` or, past its size, in this thread's scratch; errors name
+// "<array>[i]", and "<link_field>.trace_id" or ".span_id". Inlined into
+// every add: its call and prologue were a sixth of its instructions.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels, size_t len,
-                                                    const char* array, LabelRoom* room,
+                                                    const stackrec_link* link, const char* array,
+                                                    const char* link_field, LabelRoom* room,
                                                     absl::Span<const LabelView>* out) {
-  if (len == 0) {  // no labels, or a label-set id
+  if (len == 0 && link == nullptr) {  // no labels, or a label-set id
     *out = {};
     return OkStatus();
   }
+  const size_t total = len + (link != nullptr ? kLinkLabels : 0);
   unsigned char* storage = room->bytes;
-  if (len > LabelRoom::kCount) {
+  if (total > LabelRoom::kCount) {
     SampleScratch& scratch = Scratch();
     // Grown, never shrunk: resizing down and up again per call would
     // zero-fill the views every time.
-    if (scratch.labels.size() < len) scratch.labels.resize(len);
+    if (scratch.labels.size() < total) scratch.labels.resize(total);
     storage = reinterpret_cast<unsigned char*>(scratch.labels.data());  // once (see ToLocations)
   }
   // Converted, and every string checked at once without a branch per
@@ -94,7 +99,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels
       STACKREC_RETURN_IF_ERROR(ToView(in.num_unit, array, i, "num_unit", &v.num_unit));
     }
   }
-  *out = absl::MakeConstSpan(views, len);
+  if (link != nullptr) {
+    new (storage + len * sizeof(LabelView)) LabelView[kLinkLabels];
+    STACKREC_RETURN_IF_ERROR(LinkLabels(link->trace_id, link->span_id, link_field,
+                                        &room->link_hex, views + len));
+  }
+  *out = absl::MakeConstSpan(views, total);
   return OkStatus();
 }
 
@@ -152,7 +162,8 @@ inline Status ToLocations(const stackrec_sample& s, absl::Span<const LocationVie
 inline Status ToSampleRest(const stackrec_sample& s, LabelRoom* room, SampleView* out) {
   out->values = absl::MakeConstSpan(s.values, s.values_len);
   out->timestamp_ns = s.timestamp_ns;
-  return ToLabels(s.labels, s.labels_len, "sample.labels", room, &out->labels);
+  return ToLabels(s.labels, s.labels_len, s.link, "sample.labels", "sample.link", room,
+                  &out->labels);
 }
 
 inline Status CheckSampleArrays(const stackrec_sample& s) {
@@ -252,7 +263,9 @@ inline Status ToIdSample(const stackrec_id_sample* s, LabelRoom* room, IdSampleV
   out->values = absl::MakeConstSpan(s->values, s->values_len);
   out->timestamp_ns = s->timestamp_ns;
   out->labels_id = s->labels_id;
-  return ToLabels(s->labels, s->labels_len, "sample.labels", room, &out->labels);
+  out->has_link = s->link != nullptr;
+  return ToLabels(s->labels, s->labels_len, s->link, "sample.labels", "sample.link", room,
+                  &out->labels);
 }
 
 }  // namespace stackrec

@@ -55,6 +55,17 @@ Status ValidateLabelSet(absl::Span<const LabelView> labels, const char* array) {
     if (l.key.empty()) {
       return Error(Code::kInvalidArgument, "%s[%zu].key is empty", array, i);
     }
+    if (l.link) {
+      // The trace link's labels, made by LinkLabels: a caller's label of
+      // the same key is ambiguous (trace_link.h), and named as the culprit.
+      if (repeat != 0 && i == repeat) {
+        return Error(Code::kInvalidArgument,
+                     "%s[%zu].key \"%.*s\" is where the sample's link is written: with a link, "
+                     "give no label of that key",
+                     array, first, static_cast<int>(l.key.size()), l.key.data());
+      }
+      continue;
+    }
     if (!l.str.empty() && l.num != 0) {
       return Error(Code::kInvalidArgument, "%s[%zu] has both a string and a non-zero num", array,
                    i);

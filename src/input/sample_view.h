@@ -34,6 +34,11 @@ struct LabelView {
   absl::string_view key, str;
   int64_t num = 0;
   absl::string_view num_unit;
+  // One of the two labels a sample's trace link becomes (label_rules.h,
+  // LinkLabels): the rules of a caller's labels do not apply to it. Not
+  // part of the label's content: a label set read back from a table, whose
+  // views have it false, fingerprints and interns as it did.
+  bool link = false;
 };
 struct SampleView {
   absl::Span<const LocationView> locations;
@@ -51,6 +56,9 @@ struct IdSampleView {
   absl::Span<const LabelView> labels;
   int64_t timestamp_ns = 0;
   uint32_t labels_id = 0;  // 0: `labels`
+  // `labels` ends with the trace link's two labels, and holds only them
+  // when labels_id is set.
+  bool has_link = false;
 };
 
 // All zero and empty: the frame has no mapping, or no function, and is

@@ -242,6 +242,7 @@ class Profile {
     std::vector<uint32_t> frame_indices;
     std::vector<LocationView> import_frames;  // ImportKey's views of the
     std::vector<LabelView> import_labels;     // other profile's content
+    std::vector<LabelView> linked_labels;     // AddLinkedLabelSet's views
   };
 
   // ---- The sampler's path (profile_add.cc) --------------------------------
@@ -282,6 +283,11 @@ class Profile {
   Status AddKeyWithLabels(uint32_t stack, bool truncated, uint32_t labels,
                           absl::Span<const LocationView> frames,
                           absl::Span<const LabelView> label_views, int64_t timestamp_ns);
+  // AddKey for a label set given by id with a link: the set's labels as
+  // views, and the link's two after them, take the path of labels given
+  // as strings (the link makes it another label set).
+  Status AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t labels, uint32_t labels_id,
+                           absl::Span<const LabelView> link, int64_t timestamp_ns);
   // AddKeyWithLabels when the sample cannot be deferred: timestamped, or
   // a table must grow first.
   Status AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const LocationView> frames,

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "input/sample_checks.h"
+#include "input/trace_link.h"
 #include "profile/dictionary.h"
 #include "profile/profile.h"
 
@@ -273,7 +274,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   if (sample.stack_id != 0 && !sample.location_ids.empty()) {
     return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
   }
-  if (sample.labels_id != 0 && !sample.labels.empty()) {
+  // With a label-set id, `labels` holds the link's labels alone, if any.
+  if (sample.labels_id != 0 && sample.labels.size() > (sample.has_link ? kLinkLabels : 0)) {
     return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
   }
   if (generation != imports_.generation()) SyncDictionary(generation);
@@ -358,11 +360,34 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   const uint32_t stack = packed & ~kTruncatedBit;
   const bool truncated = (packed & kTruncatedBit) != 0;
   if (by_labels_id) {
+    if (sample.has_link) {
+      return AddLinkedLabelSet(stack, truncated, labels & ~kEndTimestampBit, sample.labels_id,
+                               sample.labels, sample.timestamp_ns);
+    }
     return AddKeyWithLabels(stack, truncated, labels & ~kEndTimestampBit, {}, {},
                             sample.timestamp_ns);
   }
   return AddKey(stack, truncated, {}, sample.labels, labels_fp, sample.timestamp_ns,
                 /*labels_checked=*/false);
+}
+
+Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t labels,
+                                  uint32_t labels_id, absl::Span<const LabelView> link,
+                                  int64_t timestamp_ns) {
+  std::vector<LabelView>& views = scratch_.linked_labels;
+  tables_.LabelViews(labels, &views);  // views of the table's arena, which never moves
+  // The set was checked when it was interned, but not against a link.
+  for (const LabelView& l : views) {
+    if (l.key == kTraceIdKey || l.key == kSpanIdKey) {
+      return Error(Code::kInvalidArgument,
+                   "sample.labels_id %u has the key \"%.*s\", where the sample's link is "
+                   "written: with a link, give no label of that key",
+                   labels_id, static_cast<int>(l.key.size()), l.key.data());
+    }
+  }
+  views.insert(views.end(), link.begin(), link.end());
+  return AddKey(stack, truncated, {}, views, FingerprintLabels(views), timestamp_ns,
+                /*labels_checked=*/true);
 }
 
 void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept {

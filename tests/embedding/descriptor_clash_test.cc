@@ -143,7 +143,7 @@ bool Run(const char* library_path) {
     span.num = static_cast<int64_t>(kSpan);
     for (int i = 0; i < kRecordsPerStack && ok; i++) {
       const int64_t values[3] = {1000 * (s + 1), 1, 5};
-      stackrec_sample sample{frames, 2, values, 3, &span, s == 0 ? 1u : 0u, 0};
+      stackrec_sample sample{frames, 2, values, 3, &span, s == 0 ? 1u : 0u, 0, nullptr};
       ok = Ok(api, api.recorder_record_sized(recorder, &sample, sizeof(sample)),
               "stackrec_recorder_record");
       cpu_total += values[0];

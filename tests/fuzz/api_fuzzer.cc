@@ -15,7 +15,9 @@
 //    comments, drop_frames / keep_frames, live_heap_types,
 //    max_tracked_objects;
 //  - add / record with frames (mappings by filename, addresses, inlined
-//    runs), labels, values and timestamps; set_endpoint / record_endpoint;
+//    runs), labels, values, timestamps and trace links (some with an
+//    all-zero id, some beside a label of a link's key, both refused);
+//    set_endpoint / record_endpoint;
 //    add_endpoint_count, checked against stackrec_encoded_endpoint_count;
 //    add_upscaling_rule, proportional and Poisson, by label or not, whose
 //    scaled values the model computes; serialize (a recorder's flips) with
@@ -293,7 +295,53 @@ struct SampleIn {
   std::vector<LabelIn> labels;
   std::vector<int64_t> values;
   int64_t timestamp = 0;
+  uint8_t link = 0;  // 0: none, else kLinks[link] (kBadLinks of them refused)
 };
+
+// The links a sample may carry: three valid ones, then one with an all-zero
+// trace id and one with an all-zero span id, which OpenTelemetry calls
+// invalid.
+constexpr stackrec_link kLinks[] = {
+    {},
+    {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {1, 2, 3, 4, 5, 6, 7, 8}},
+    {{0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01}, {0, 0, 0, 0, 0, 0, 0, 0x2a}},
+    {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {9, 9, 9, 9, 9, 9, 9, 9}},
+    {{}, {1, 1, 1, 1, 1, 1, 1, 1}},
+    {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {}},
+};
+constexpr uint8_t kLinkCount = sizeof kLinks / sizeof kLinks[0];
+constexpr uint8_t kFirstBadLink = 4;
+
+const stackrec_link* LinkOf(const SampleIn& s) { return s.link == 0 ? nullptr : &kLinks[s.link]; }
+
+// The labels a valid link adds after the caller's: its ids in lowercase
+// hex, as pprof has them.
+std::vector<LabelIn> LinkLabels(const SampleIn& s) {
+  if (s.link == 0) return {};
+  auto hex = [](const uint8_t* bytes, size_t n) {
+    static const char kDigits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+      out += kDigits[bytes[i] >> 4];
+      out += kDigits[bytes[i] & 0xf];
+    }
+    return out;
+  };
+  const stackrec_link& l = kLinks[s.link];
+  LabelIn trace, span;
+  trace.key = "trace_id";
+  trace.str = hex(l.trace_id, sizeof l.trace_id);
+  span.key = "span_id";
+  span.str = hex(l.span_id, sizeof l.span_id);
+  return {trace, span};
+}
+
+// The sample's labels and its link's.
+std::vector<LabelIn> KeyLabels(const SampleIn& s) {
+  std::vector<LabelIn> all = s.labels;
+  for (LabelIn& l : LinkLabels(s)) all.push_back(std::move(l));
+  return all;
+}
 
 using Key = std::pair<std::vector<std::string>, std::vector<std::string>>;
 
@@ -558,7 +606,10 @@ struct Model {
     if (!LabelSetValid(s.labels)) return false;
     for (const LabelIn& l : s.labels) {
       if (s.timestamp != 0 && l.key == "end_timestamp_ns") return false;
+      // A link is written under these keys.
+      if (s.link != 0 && (l.key == "trace_id" || l.key == "span_id")) return false;
     }
+    if (s.link >= kFirstBadLink) return false;
     return std::all_of(s.frames.begin(), s.frames.end(), FrameValid);
   }
 
@@ -607,7 +658,8 @@ struct Model {
   void Add(const SampleIn& s) {
     Key key;
     key.first = FrameTexts(Kept(s.frames));
-    for (const LabelIn& l : s.labels) key.second.push_back(LabelText(l.key, l.str, l.num, l.unit));
+    const std::vector<LabelIn> labels = KeyLabels(s);
+    for (const LabelIn& l : labels) key.second.push_back(LabelText(l.key, l.str, l.num, l.unit));
     std::vector<int64_t> values;
     for (size_t i = 0; i < enabled.size(); ++i) {
       if (enabled[i]) values.push_back(s.values[i]);
@@ -620,10 +672,10 @@ struct Model {
       key.second.push_back(LabelText("end_timestamp_ns", "", s.timestamp, ""));
       std::sort(key.second.begin(), key.second.end());
       timed.emplace_back(key, values);
-      timed_labels.push_back(s.labels);
+      timed_labels.push_back(labels);
       return;
     }
-    labels_of.emplace(key.second, s.labels);
+    labels_of.emplace(key.second, labels);
     auto [it, inserted] = aggregated.emplace(key, values);
     if (!inserted) {
       for (size_t i = 0; i < values.size(); ++i)
@@ -1111,6 +1163,7 @@ struct CSample {
     sample.labels = labels.data();
     sample.labels_len = labels.size();
     sample.timestamp_ns = in.timestamp;
+    sample.link = LinkOf(in);
   }
 
   static std::vector<stackrec_label> ToCLabels(const std::vector<LabelIn>& in) {
@@ -1217,10 +1270,13 @@ void ReadRest(Input& in, size_t types, SampleIn* out) {
     // Mostly small values; sometimes extremes, to exercise saturation.
     s.values.push_back(kind >= 0xF0 ? static_cast<int64_t>(in.U64()) : kind);
   }
-  if (in.Byte() % 4 == 0) {
+  const uint8_t extra = in.Byte();
+  if (extra % 4 == 0) {
     const uint8_t t = in.Byte();
     s.timestamp = t == 0xFF ? -5 : static_cast<int64_t>(t) + 1;  // sometimes negative, refused
   }
+  // A link, on timestamped samples too; sometimes an invalid one.
+  if (extra >= 0x80 && extra % 4 <= 1) s.link = 1 + in.Byte() % (kLinkCount - 1);
 }
 
 SampleIn ReadSample(Input& in, size_t types) {
@@ -1440,6 +1496,7 @@ void AddById(const IdCalls& calls, Input& in, size_t types, bool by_locations, b
   sample.labels = labels.data();
   sample.labels_len = labels.size();
   sample.timestamp_ns = s.timestamp;
+  sample.link = LinkOf(s);
   if (by_labels_id) {
     sample.labels = nullptr;
     sample.labels_len = 0;

@@ -29,15 +29,16 @@ OtlpRequest DecodeOtlp(const std::string& bytes);
 
 // Fails the current test unless `r` keeps the specification's rules
 // (CheckOtlpConformance) and what stackrec promises besides: one resource
-// with one scope, no links (link_table holds its zero entry only), and a
-// sample's attribute keys unique.
+// with one scope, and a sample's attribute keys unique.
 void CheckOtlpInvariants(const OtlpRequest& r);
 
 // The request in pprof's model, as the specification relates the two:
 //  - one sample type per Profile, in order, and a pprof sample per Sample
-//    identity (stack, attributes) holding each Profile's value (0 where a
-//    Profile lacks it); a Sample with timestamps becomes one pprof sample
-//    per timestamp, with the numeric label "end_timestamp_ns" last;
+//    identity (stack, attributes, link) holding each Profile's value (0
+//    where a Profile lacks it); a Sample with timestamps becomes one pprof
+//    sample per timestamp, with the numeric label "end_timestamp_ns" last;
+//  - a link as the string labels "trace_id" and "span_id" (the ids in
+//    lowercase hex) after the attributes' labels;
 //  - stacks' locations, leaf first, their lines callee first; functions;
 //    mappings with the build id of "process.executable.build_id.gnu" and the
 //    flags of "pprof.mapping.has_*";

@@ -101,6 +101,12 @@ SampleBuilder& SampleBuilder::Timestamp(int64_t ns) {
   return *this;
 }
 
+SampleBuilder& SampleBuilder::Link(const stackrec_link& link) {
+  link_ = link;
+  has_link_ = true;
+  return *this;
+}
+
 const stackrec_sample& SampleBuilder::Get() {
   sample_.locations = locations_.data();
   sample_.locations_len = locations_.size();
@@ -108,6 +114,7 @@ const stackrec_sample& SampleBuilder::Get() {
   sample_.values_len = values_.size();
   sample_.labels = labels_.data();
   sample_.labels_len = labels_.size();
+  sample_.link = has_link_ ? &link_ : nullptr;  // this builder's, if copied
   return sample_;
 }
 

@@ -56,6 +56,7 @@ class SampleBuilder {
   SampleBuilder& Label(const std::string& key, const std::string& str);
   SampleBuilder& NumLabel(const std::string& key, int64_t num, const std::string& unit = "");
   SampleBuilder& Timestamp(int64_t ns);
+  SampleBuilder& Link(const stackrec_link& link);  // copied into the builder
   // The C view; valid while the builder lives and is not modified.
   const stackrec_sample& Get();
 
@@ -66,6 +67,8 @@ class SampleBuilder {
   std::vector<stackrec_location> locations_;
   std::vector<int64_t> values_;
   std::vector<stackrec_label> labels_;
+  stackrec_link link_{};
+  bool has_link_ = false;
   stackrec_sample sample_{};
 };
 

@@ -2,9 +2,12 @@
 // Copyright 2026 The stackrec Authors.
 #include "encode/otlp/otlp_dictionary.h"
 
+#include <cassert>
+
 #include "base/table_growth.h"
 #include "encode/otlp/otlp_fields.h"
 #include "encode/proto_wire.h"
+#include "input/trace_link.h"
 
 namespace stackrec {
 namespace {
@@ -16,10 +19,10 @@ using wire::VarintSize;
 using wire::WriteLenHeader;
 using wire::WriteVarintField;
 
-// The zero Link of link_table[0]: ids of the lengths trace.proto gives them,
-// all zero, which codecs that check the lengths accept.
-constexpr size_t kTraceIdBytes = 16, kSpanIdBytes = 8;
-constexpr size_t kZeroLinkSize = (2 + kTraceIdBytes) + (2 + kSpanIdBytes);
+// Every Link's size: ids of the lengths trace.proto gives them. The zero
+// Link of link_table[0] has them too, all zero, which codecs that check the
+// lengths accept.
+constexpr size_t kLinkSize = (2 + kTraceIdBytes) + (2 + kSpanIdBytes);
 
 }  // namespace
 
@@ -27,7 +30,8 @@ OtlpDictionary::OtlpDictionary(const ProfileParts& p, EncodePlan* plan)
     : p_(p),
       plan_(*plan),
       label_start_(p.tables.label_sets().size(), 0),
-      label_size_(p.tables.label_sets().size(), 0) {}
+      label_size_(p.tables.label_sets().size(), 0),
+      label_link_(p.tables.label_sets().size(), 0) {}
 
 uint32_t OtlpDictionary::Ref(absl::string_view s) {
   // A key the profile interned (a label of that name) is that string.
@@ -68,7 +72,12 @@ void OtlpDictionary::AddLabelSet(uint32_t labels) {
     strings.Mark(p_.ids.trace_endpoint_key);
     scratch_.push_back(AttributeIndex({Kind::kString, p_.ids.trace_endpoint_key, endpoint, 0, 0}));
   }
+  StringId link[kLinkLabels] = {0, 0};  // the hex of its trace id and span id
   for (const Label& l : p_.tables.label_sets().Get(labels)) {
+    if (l.str != 0 && l.num == kLinkLabelNum) {  // a link's (input/trace_link.h)
+      link[p_.tables.strings().Get(l.key) == kTraceIdKey ? 0 : 1] = l.str;
+      continue;
+    }
     strings.Mark(l.key);
     strings.Mark(l.num_unit);
     scratch_.push_back(l.str != 0 ? AttributeIndex({Kind::kString, l.key, l.str, 0, l.num_unit})
@@ -76,6 +85,15 @@ void OtlpDictionary::AddLabelSet(uint32_t labels) {
   }
   label_start_[labels] = static_cast<uint32_t>(label_bytes_.size());
   label_size_[labels] = Pack(scratch_, &label_bytes_);
+  if (link[0] != 0) {
+    // Each distinct link once: label sets that differ in their other
+    // labels share it.
+    GrowBeforeInsert(link_index_);
+    const auto [it, inserted] = link_index_.try_emplace(
+        uint64_t{link[0]} << 32 | link[1], static_cast<uint32_t>(links_.size() + 1));
+    if (inserted) links_.push_back({link[0], link[1]});
+    label_link_[labels] = it->second;
+  }
 }
 
 void OtlpDictionary::BuildMappingAttributes() {
@@ -149,7 +167,7 @@ void OtlpDictionary::Build() {
   entries = 0;
   for (uint32_t id : plan_.functions().order()) entries += LenFieldSize(FunctionSize(id));
   table(0, entries);
-  table(kZeroLinkSize, 0);
+  table(kLinkSize, links_.size() * LenFieldSize(kLinkSize));
   entries = 0;
   for (uint32_t id : strings.order()) entries += LenFieldSize(p_.tables.strings().Get(id).size());
   for (absl::string_view s : extra_) entries += LenFieldSize(s.size());
@@ -296,10 +314,24 @@ void OtlpDictionary::Write(CodedOutputStream* out) const {
     WriteVarintField(out, otlp::kFunctionStartLine, static_cast<uint64_t>(fn.start_line));
   }
 
-  WriteLenHeader(out, otlp::kDictionaryLinks, kZeroLinkSize);
-  const char zeros[kTraceIdBytes] = {};
-  wire::WriteBytesField(out, otlp::kLinkTraceId, absl::string_view(zeros, kTraceIdBytes));
-  wire::WriteBytesField(out, otlp::kLinkSpanId, absl::string_view(zeros, kSpanIdBytes));
+  uint8_t trace_id[kTraceIdBytes] = {}, span_id[kSpanIdBytes] = {};
+  auto write_link = [&] {
+    WriteLenHeader(out, otlp::kDictionaryLinks, kLinkSize);
+    wire::WriteBytesField(
+        out, otlp::kLinkTraceId,
+        absl::string_view(reinterpret_cast<const char*>(trace_id), kTraceIdBytes));
+    wire::WriteBytesField(out, otlp::kLinkSpanId,
+                          absl::string_view(reinterpret_cast<const char*>(span_id), kSpanIdBytes));
+  };
+  write_link();  // the zero Link
+  for (const auto& [trace, span] : links_) {
+    // The hex LinkLabels wrote, of the ids' lengths: it reads back.
+    const bool read = LinkIdBytes(p_.tables.strings().Get(trace), trace_id) &&
+                      LinkIdBytes(p_.tables.strings().Get(span), span_id);
+    assert(read);
+    (void)read;
+    write_link();
+  }
 
   WriteLenHeader(out, otlp::kDictionaryStrings, 0);
   for (uint32_t id : plan_.strings().order()) {

@@ -14,7 +14,9 @@
 //  - nothing is written twice and nothing that no sample reaches: stacks
 //    and locations are the plan's, attributes are deduplicated by content.
 // A label becomes an attribute of the samples that carry it (a string or
-// an int value, a numeric label's unit as its unit). Attribute keys and
+// an int value, a numeric label's unit as its unit), but for a trace
+// link's two labels (input/trace_link.h), which become one Link of the
+// link table, each distinct link written once. Attribute keys and
 // units are string-table indices; string values are written inline
 // (AnyValue.string_value), which every OTLP reader knows.
 #ifndef STACKREC_SRC_ENCODE_OTLP_OTLP_DICTIONARY_H_
@@ -23,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -67,6 +70,8 @@ class OtlpDictionary {
   absl::Span<const uint8_t> LabelAttributes(uint32_t labels) const {
     return {label_bytes_.data() + label_start_[labels], label_size_[labels]};
   }
+  // The link_table index of a label set's trace link (0: none).
+  uint32_t LabelLink(uint32_t labels) const { return label_link_[labels]; }
   // Profile.attribute_indices, packed: comments, drop and keep frames.
   absl::Span<const uint8_t> ProfileAttributes() const { return profile_attributes_; }
 
@@ -128,6 +133,11 @@ class OtlpDictionary {
   // label_bytes_, and their size.
   TableVector<uint32_t> label_start_, label_size_;
   TableVector<uint8_t> label_bytes_;
+  // Per label set: its link's link_table index. The links, by index - 1,
+  // as their ids' hex strings, and the index of each (trace << 32 | span).
+  TableVector<uint32_t> label_link_;
+  std::vector<std::pair<StringId, StringId>> links_;
+  absl::flat_hash_map<uint64_t, uint32_t> link_index_;
   // Per mapping written, by output index - 1: its packed attribute indices.
   std::vector<std::vector<uint8_t>> mapping_attributes_;
   TableVector<uint8_t> profile_attributes_;

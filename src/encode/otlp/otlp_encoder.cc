@@ -75,7 +75,8 @@ class OtlpWriter final : public FormatWriter {
   // Bytes of a Sample's fields but its values and timestamps.
   size_t KeyBytes(uint32_t stack, uint32_t labels) const {
     const size_t attributes = dict_.LabelAttributes(labels).size();
-    return FieldSize(dict_.StackIndex(stack)) + (attributes == 0 ? 0 : LenFieldSize(attributes));
+    return FieldSize(dict_.StackIndex(stack)) + (attributes == 0 ? 0 : LenFieldSize(attributes)) +
+           FieldSize(dict_.LabelLink(labels));
   }
   // Bytes of a timed group's packed values of stored type `t`.
   size_t GroupValueBytes(const TimedGroup& g, size_t t) const;
@@ -273,6 +274,7 @@ void OtlpWriter::WriteSample(CodedOutputStream* out, const Row& row, int64_t val
       std::memcpy(dst, attributes.data(), attributes.size());
       dst += attributes.size();
     }
+    dst = PutVarintField(dst, otlp::kSampleLinkIndex, dict_.LabelLink(row.labels));
     dst = PutLenHeader(dst, otlp::kSampleValues, value_bytes);
     CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(value), dst);
   });
@@ -292,6 +294,7 @@ void OtlpWriter::WriteGroup(CodedOutputStream* out, const TimedGroup& g, size_t 
       std::memcpy(dst, attributes.data(), attributes.size());
       dst += attributes.size();
     }
+    dst = PutVarintField(dst, otlp::kSampleLinkIndex, dict_.LabelLink(g.labels));
     dst = PutLenHeader(dst, otlp::kSampleValues, value_bytes);
     for (const auto& [values, ts] : g.samples) {
       const int64_t v = dict_.plan().Upscaled(g.labels, values)[t];

@@ -38,7 +38,8 @@ constexpr uint32_t kProfileSampleType = 1, kProfileSamples = 2, kProfileTimeUnix
                    kProfileDurationNano = 4, kProfilePeriodType = 5, kProfilePeriod = 6,
                    kProfileAttributeIndices = 11;
 constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
-constexpr uint32_t kSampleStackIndex = 1, kSampleAttributeIndices = 2, kSampleValues = 4,
+constexpr uint32_t kSampleStackIndex = 1, kSampleAttributeIndices = 2, kSampleLinkIndex = 3,
+                   kSampleValues = 4,
                    kSampleTimestamps = 5;
 
 // profiles.v1development.ProfilesDictionary and its entries

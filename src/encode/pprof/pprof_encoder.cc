@@ -30,6 +30,11 @@ using wire::WriteVarintField;
 
 constexpr size_t kUnsized = ~size_t{0};
 
+// The num a label is written with: none for a string label. The labels of
+// a trace link are the string labels that hold a number, their mark
+// (input/trace_link.h); pprof gets the string alone.
+int64_t LabelNum(StringId str, int64_t num) { return str != 0 ? 0 : num; }
+
 class PprofWriter final : public FormatWriter {
  public:
   PprofWriter(const ProfileParts& p, int64_t end_ns, EncodePlan* plan)
@@ -108,6 +113,7 @@ void PprofWriter::EncodeStacks() {
 }
 
 size_t PprofWriter::LabelSize(StringId key, StringId str, int64_t num, StringId unit) const {
+  num = LabelNum(str, num);
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) + FieldSize(strings_[unit]);
   return LenFieldSize(payload);
@@ -165,6 +171,7 @@ uint64_t PprofWriter::samples_written() const {
 
 uint8_t* PprofWriter::PutLabel(uint8_t* dst, StringId key, StringId str, int64_t num,
                                StringId unit) const {
+  num = LabelNum(str, num);
   const size_t payload = FieldSize(strings_[key]) + FieldSize(strings_[str]) +
                          FieldSize(static_cast<uint64_t>(num)) + FieldSize(strings_[unit]);
   dst = PutLenHeader(dst, field::kSampleLabel, payload);

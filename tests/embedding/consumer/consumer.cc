@@ -88,7 +88,7 @@ bool Run() {
   frames[0].function.name = Str("cmake_consumer_leaf");
   frames[1].function.name = Str("main");
   const int64_t values[] = {1000};
-  const stackrec_sample sample{frames, 2, values, 1, nullptr, 0, 0};
+  const stackrec_sample sample{frames, 2, values, 1, nullptr, 0, 0, nullptr};
   CHECK(stackrec_recorder_record(recorder.get(), &sample) == STACKREC_OK);
 
   // gzip, the default.
