@@ -4,9 +4,10 @@
  * Prints the layout of the header's structures as the C compiler sees it,
  * one line per structure ("stackrec_stats 112") and per field
  * ("stackrec_stats.records_rejected 72 8": offset, size).
- * test_stackrec.py compares it with stackrec.py's ctypes mirrors, which
- * cannot read the header themselves; a structure that grew in the header
- * shows up as a size mismatch even before its field is listed here. */
+ * The Python package's test_recorder.py compares it with the ctypes mirrors
+ * in src/stackrec/_native.py, which cannot read the header themselves; a
+ * structure that grew in the header shows up as a size mismatch even before
+ * its field is listed here. */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -121,6 +122,28 @@ int main(void) {
   FIELD(stackrec_serialize_options, max_parts);
   FIELD(stackrec_serialize_options, compress_threads);
 
+  STRUCT(stackrec_part);
+  FIELD(stackrec_part, data);
+  FIELD(stackrec_part, size);
+  FIELD(stackrec_part, samples_written);
+  FIELD(stackrec_part, uncompressed_bytes);
+
+  STRUCT(stackrec_encode_stats);
+  FIELD(stackrec_encode_stats, samples_recorded);
+  FIELD(stackrec_encode_stats, samples_truncated);
+  FIELD(stackrec_encode_stats, samples_over_memory);
+  FIELD(stackrec_encode_stats, samples_written);
+  FIELD(stackrec_encode_stats, samples_left_out);
+  FIELD(stackrec_encode_stats, locations_written);
+  FIELD(stackrec_encode_stats, functions_written);
+  FIELD(stackrec_encode_stats, mappings_written);
+  FIELD(stackrec_encode_stats, strings_written);
+  FIELD(stackrec_encode_stats, uncompressed_bytes);
+  FIELD(stackrec_encode_stats, compressed_bytes);
+  FIELD(stackrec_encode_stats, encode_ns);
+  FIELD(stackrec_encode_stats, parts);
+  FIELD(stackrec_encode_stats, folded_because);
+
   STRUCT(stackrec_stats);
   FIELD(stackrec_stats, last_samples_recorded);
   FIELD(stackrec_stats, last_distinct_keys);
@@ -137,5 +160,18 @@ int main(void) {
   FIELD(stackrec_stats, samples_left_out_of_output);
   FIELD(stackrec_stats, objects_tracked);
   FIELD(stackrec_stats, objects_not_tracked);
+
+  STRUCT(stackrec_upscaling_rule);
+  FIELD(stackrec_upscaling_rule, kind);
+  FIELD(stackrec_upscaling_rule, value_offsets);
+  FIELD(stackrec_upscaling_rule, value_offsets_len);
+  FIELD(stackrec_upscaling_rule, label_key);
+  FIELD(stackrec_upscaling_rule, label_str);
+  FIELD(stackrec_upscaling_rule, label_num);
+  FIELD(stackrec_upscaling_rule, total_sampled);
+  FIELD(stackrec_upscaling_rule, total_real);
+  FIELD(stackrec_upscaling_rule, sum_value_offset);
+  FIELD(stackrec_upscaling_rule, count_value_offset);
+  FIELD(stackrec_upscaling_rule, sampling_distance);
   return 0;
 }

@@ -1,19 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
-"""stackrec.py, end to end: every profile is gunzipped and decoded with
-Debian's python3-protobuf and the classes protoc generates from
-tests/pprof/profile.proto (profile_pb2, written into the build tree), then checked
-against what was recorded.
+"""The Recorder end to end, as the first binding offered it: every profile is
+decoded (decoding.py) and checked against what was recorded; and the ctypes
+mirrors against the header's layout.
 
-    STACKREC_LIBRARY=<build>/src/libstackrec.so PYTHONPATH=examples/python:<dir of profile_pb2.py> \\
-      python3 -m unittest -v test_stackrec
-
-CTest runs it so (examples/python/CMakeLists.txt).
+    python -m stackrec.tests    (CTest: python_package_unittest)
 """
 
 import collections
 import ctypes
-import gzip
 import os
 import select
 import signal
@@ -21,61 +16,40 @@ import subprocess
 import threading
 import unittest
 
-import profile_pb2
 import stackrec
+from stackrec import _native
+from stackrec.tests.decoding import Decoded
 
 TYPES = [("cpu-time", "nanoseconds"), ("cpu-samples", "count"), ("wall-time", "nanoseconds")]
 USERS_SHOW = [("Users.show", "app/users.py", 12), ("<module>", "app.py", 1)]
 
 
-class Decoded:
-    """A pprof resolved into plain values: sample_types [(type, unit)] and
-    samples [(frames [(name, file, line)], values {type: int}, labels {key: str or int})]."""
-
-    def __init__(self, pprof, compressed=True):
-        profile = profile_pb2.Profile()
-        profile.ParseFromString(gzip.decompress(pprof) if compressed else pprof)
-        strings = profile.string_table
-        assert strings[0] == "", "string_table[0] must be empty"
-        functions = {f.id: (strings[f.name], strings[f.filename]) for f in profile.function}
-        locations = {l.id: [(*functions[line.function_id], line.line) for line in l.line]
-                     for l in profile.location}
-        self.sample_types = [(strings[t.type], strings[t.unit]) for t in profile.sample_type]
-        names = [t for t, _ in self.sample_types]
-        self.samples = []
-        for s in profile.sample:
-            frames = [frame for location_id in s.location_id for frame in locations[location_id]]
-            values = dict(zip(names, s.value, strict=True))
-            labels = {strings[l.key]: (strings[l.str] if l.str else l.num) for l in s.label}
-            self.samples.append((frames, values, labels))
-        self.time_nanos = profile.time_nanos
-        self.duration_nanos = profile.duration_nanos
-
-    def totals(self):
-        sums = collections.Counter()
-        for _, values, _ in self.samples:
-            sums.update(values)
-        return sums
-
-
 class LayoutTest(unittest.TestCase):
-    # The C names of stackrec.py's ctypes mirrors.
+    # The C names of the ctypes mirrors in stackrec._native.
     MIRRORS = {
-        "stackrec_str": stackrec._Str,
-        "stackrec_value_type": stackrec._ValueType,
-        "stackrec_mapping": stackrec._Mapping,
-        "stackrec_function": stackrec._Function,
-        "stackrec_location": stackrec._Location,
-        "stackrec_label": stackrec._Label,
-        "stackrec_link": stackrec._Link,
-        "stackrec_sample": stackrec._Sample,
-        "stackrec_interned_location": stackrec._InternedLocation,
-        "stackrec_id_sample": stackrec._IdSample,
-        "stackrec_profile_options": stackrec._ProfileOptions,
-        "stackrec_attribute": stackrec._Attribute,
-        "stackrec_serialize_options": stackrec._SerializeOptions,
-        "stackrec_stats": stackrec._Stats,
+        "stackrec_str": _native.Str,
+        "stackrec_value_type": _native.ValueType,
+        "stackrec_mapping": _native.Mapping,
+        "stackrec_function": _native.Function,
+        "stackrec_location": _native.Location,
+        "stackrec_label": _native.Label,
+        "stackrec_link": _native.Link,
+        "stackrec_sample": _native.Sample,
+        "stackrec_interned_location": _native.InternedLocation,
+        "stackrec_id_sample": _native.IdSample,
+        "stackrec_profile_options": _native.ProfileOptions,
+        "stackrec_attribute": _native.Attribute,
+        "stackrec_serialize_options": _native.SerializeOptions,
+        "stackrec_part": _native.Part,
+        "stackrec_encode_stats": _native.EncodeStats,
+        "stackrec_stats": _native.Stats,
+        "stackrec_upscaling_rule": _native.UpscalingRule,
     }
+
+    def test_the_out_string_mirror_matches_the_in_string_one(self):
+        self.assertEqual([(f.offset, f.size) for f in (_native.Str.ptr, _native.Str.len)],
+                         [(f.offset, f.size) for f in (_native.StrView.ptr, _native.StrView.len)])
+        self.assertEqual(ctypes.sizeof(_native.Str), ctypes.sizeof(_native.StrView))
 
     def test_structures_match_the_header(self):
         program = os.environ.get("STACKREC_ABI_LAYOUT")

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+# Copyright 2026 The stackrec Authors.
+"""The package's own tests, shipped with it so that they run against the
+installed package and library: `python -m stackrec.tests`. They decode
+every profile with python3-protobuf and the classes protoc generates from
+stackrec's tests/pprof/profile.proto and tests/otlp (on PYTHONPATH);
+docs/embedding.md ("Python") says how to generate them."""
