@@ -226,7 +226,13 @@ handle_t = ctypes.c_void_p  # stackrec_profile *, stackrec_recorder *, stackrec_
 id_p = ctypes.POINTER(c_uint32)
 
 
+# Every exported function declared below, by C name: the shipped tests check
+# it against the header, so a function the header gains is not forgotten.
+declared: set[str] = set()
+
+
 def _declare(name: str, restype: Any, *argtypes: Any) -> Any:
+    declared.add("stackrec_" + name)
     function = getattr(library, "stackrec_" + name)
     function.restype = restype
     function.argtypes = argtypes
