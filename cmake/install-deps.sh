@@ -21,8 +21,8 @@ packages=(
   ruby ruby-dev make ruby-minitest ruby-google-protobuf
   python3 python3-protobuf
   # examples/python's package, installed offline into a virtual environment
-  # with Debian's pip, setuptools and wheel
-  python3-venv python3-pip python3-setuptools python3-wheel
+  # with Debian's pip, setuptools and wheel, and type-checked with mypy
+  python3-venv python3-pip python3-setuptools python3-wheel mypy
   # stackrec-exec: libunwind's headers (the shim loads libunwind.so.8 at run
   # time) and elfutils' libdw/libdwfl for symbolizing
   libunwind-dev libdw-dev

@@ -165,7 +165,7 @@ def id_sample(stack: int | Sequence[int], values_: Values, labels_: Labels | int
         ids = [to_int(i, f"location_ids[{n}]", ID) for n, i in enumerate(stack)]
         out.location_ids, out.location_ids_len = (c.c_uint32 * len(ids))(*ids), len(ids)
     out.values, out.values_len = values(values_, type_names)
-    if isinstance(labels_, int) and not isinstance(labels_, bool):
+    if isinstance(labels_, int):  # to_int refuses a bool
         out.labels_id = to_int(labels_, "labels", ID)
     else:
         out.labels, out.labels_len = labels(labels_)

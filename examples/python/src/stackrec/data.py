@@ -141,7 +141,7 @@ def _utc(ns: int) -> datetime.datetime:
             + datetime.timedelta(microseconds=ns // 1000))
 
 
-class Serialized(tuple):  # type: ignore[type-arg]
+class Serialized(tuple[int, int, bytes]):
     """One serialization. It unpacks as (start_ns, end_ns, data), as the
     first binding's serialize() returned, and also carries the parts, the
     endpoint counts and that serialization's stats."""
@@ -153,8 +153,9 @@ class Serialized(tuple):  # type: ignore[type-arg]
     def __new__(cls, start_ns: int, end_ns: int, data: bytes, parts: Sequence[Part],
                 endpoint_counts: dict[str, int], stats: EncodeStats) -> Serialized:
         # A tuple subclass without __slots__ has a __dict__, which holds
-        # what does not fit the three items.
-        self = super().__new__(cls, (start_ns, end_ns, data))
+        # what does not fit the three items. (mypy types tuple.__new__ for
+        # tuples of one item type only, hence the ignore.)
+        self = super().__new__(cls, (start_ns, end_ns, data))  # type: ignore[arg-type]
         self.parts = tuple(parts)
         self.endpoint_counts = endpoint_counts
         self.stats = stats

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ctypes
 import datetime
 import threading
-from typing import Any, Callable, Iterable, Mapping as MappingType, Sequence
+from typing import Any, Callable, Iterable, Mapping as MappingType, Sequence, cast
 
 from . import _convert as convert, _native as c
 from .data import (EncodeStats, FoldReason, Frame, Function, Labels, Location, Mapping, Part,
@@ -46,7 +46,7 @@ def _read_encoded(encoded: Any) -> Serialized:
     stats: dict[str, Any] = {name: getattr(raw, name) for name, _ in c.EncodeStats._fields_}
     stats["folded_because"] = FoldReason(stats["folded_because"])
     return Serialized(c.encoded_start_ns(encoded), c.encoded_end_ns(encoded), data, parts, counts,
-                      EncodeStats(**stats))
+                      cast(EncodeStats, stats))
 
 
 class _Handle:
@@ -365,7 +365,7 @@ class Recorder(_Handle):
         """The recorder's counters (docs/limits.md#the-stats-that-count-them)."""
         raw = c.Stats()
         self._call(self._c.stats, ctypes.byref(raw))
-        return Stats(**{name: getattr(raw, name) for name, _ in c.Stats._fields_})  # type: ignore[typeddict-item]
+        return cast(Stats, {name: getattr(raw, name) for name, _ in c.Stats._fields_})
 
     def reset_after_fork(self) -> None:
         """In a fork child, before anything else: the recorder becomes empty.

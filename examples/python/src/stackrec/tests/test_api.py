@@ -7,6 +7,7 @@ decoded (decoding.py) and checked field by field; test_recorder.py has the
 Recorder's older cases."""
 
 import datetime
+import gc
 import gzip
 import importlib.metadata
 import os
@@ -16,6 +17,7 @@ import sys
 import textwrap
 import threading
 import unittest
+import weakref
 
 import stackrec
 from stackrec import _native
@@ -381,6 +383,36 @@ class RecorderApiTest(unittest.TestCase):
             self.assertIn(([("f", "", 1)], {"alloc-samples": 2, "alloc-size": 0}, {"k": 1}), samples)
             self.assertIn((MAIN, {"alloc-samples": 0, "alloc-size": 64}, {}), samples)
             self.assertEqual(3, len(samples))
+
+    def test_objects_tracked_until_their_finalizer_untracks_them(self):
+        # The heap profile docs/embedding.md shows: track at allocation,
+        # untrack from weakref.finalize; the live objects stay attributed to
+        # the function that allocated them, in every profile until freed.
+        heap_types = [("heap-live-samples", "count"), ("heap-live-size", "bytes")]
+
+        class Blob:
+            pass
+
+        with stackrec.Recorder(heap_types, live_heap_types=[0, 1]) as recorder:
+            def tracked(obj, line):
+                recorder.track(id(obj), [("allocate", "heap.py", line), ("<module>", "heap.py", 1)],
+                               [1, 100], {"class": type(obj).__name__})
+                weakref.finalize(obj, recorder.untrack, id(obj))
+                return obj
+
+            kept = [tracked(Blob(), 10) for _ in range(3)]
+            freed = [tracked(Blob(), 20) for _ in range(2)]
+            expected = [([("allocate", "heap.py", 10), ("<module>", "heap.py", 1)],
+                         {"heap-live-samples": 3, "heap-live-size": 300}, {"class": "Blob"}),
+                        ([("allocate", "heap.py", 20), ("<module>", "heap.py", 1)],
+                         {"heap-live-samples": 2, "heap-live-size": 200}, {"class": "Blob"})]
+            self.assertEqual(expected, sorted(Decoded(recorder.serialize().data).samples, key=repr))
+            del freed
+            gc.collect()
+            for _ in range(2):
+                self.assertEqual(expected[:1], Decoded(recorder.serialize().data).samples)
+            self.assertEqual(3, recorder.stats()["objects_tracked"])
+            del kept
 
     def test_close_waits_for_records_under_way_and_refuses_later_ones(self):
         recorder = stackrec.Recorder(TYPES)
