@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-from typing import Any, Iterable, Mapping as MappingType, Sequence
+from collections.abc import Iterable, Mapping as MappingType, Sequence
+from typing import Any
 
 from . import _native as c
 from .data import Frame, Function, Labels, Location, Mapping, NumLabel, SampleType, Values
@@ -91,21 +92,25 @@ def frame(value: Any, what: str) -> Location:
     """A frame as a Location, from a Location or a (name, filename, line)."""
     if isinstance(value, Location):
         return value
-    if not isinstance(value, (tuple, list)) or len(value) != 3:
-        raise TypeError(f"{what} must be (name, filename, line) or a stackrec.Location, not {value!r}")
-    name, filename, line = value
-    to_bytes(name, f"{what} name")  # checked here for a message naming the tuple's field
-    to_bytes(filename, f"{what} filename")
-    to_int(line, f"{what} line")
+    name, filename, line = _frame_tuple(value, what)
     return Location(Function(name=name, filename=filename), line)
 
 
-def frames(values: Iterable[Frame]) -> list[Location]:
-    return [frame(value, f"frames[{i}]") for i, value in enumerate(values)]
+def _frame_tuple(value: Any, what: str) -> tuple[Any, Any, int]:
+    if not isinstance(value, (tuple, list)) or len(value) != 3:
+        raise TypeError(f"{what} must be (name, filename, line) or a stackrec.Location, not {value!r}")
+    name, filename, line = value
+    return name, filename, to_int(line, f"{what} line")
 
 
-def location(value: Location, what: str) -> c.Location:
+def location(value: Any, what: str) -> c.Location:
+    """A stackrec_location from a Location or a (name, filename, line)."""
     out = c.Location()
+    if not isinstance(value, Location):
+        name, filename, out.line = _frame_tuple(value, what)
+        out.function.name = to_str(name, f"{what} name")
+        out.function.filename = to_str(filename, f"{what} filename")
+        return out
     if value.mapping is not None:
         out.mapping = mapping(value.mapping, f"{what}.mapping")
     if value.function is not None:
@@ -116,10 +121,23 @@ def location(value: Location, what: str) -> c.Location:
     return out
 
 
-def locations(values: Iterable[Frame]) -> tuple[Any, int]:
-    checked = frames(values)
-    array = (c.Location * len(checked))(*(location(f, f"frames[{i}]") for i, f in enumerate(checked)))
-    return array, len(checked)
+def locations(given: Iterable[Frame]) -> tuple[Any, int]:
+    frames = given if isinstance(given, (list, tuple)) else list(given)
+    array = (c.Location * len(frames))()
+    low, high = INT64
+    for i, value in enumerate(frames):
+        # record is the hot path, and most frames are (str, str, int): those
+        # are checked and converted here without formatting the messages
+        # that location() would need only if one were wrong.
+        if (type(value) is tuple and len(value) == 3 and type(value[0]) is str
+                and type(value[1]) is str and type(value[2]) is int and low <= value[2] <= high):
+            name, filename = value[0].encode("utf-8"), value[1].encode("utf-8")
+            array[i] = c.Location(function=c.Function(name=c.Str(name, len(name)),
+                                                      filename=c.Str(filename, len(filename))),
+                                  line=value[2])
+        else:
+            array[i] = location(value, f"frames[{i}]")
+    return array, len(frames)
 
 
 def values(given: Values, type_names: Sequence[str]) -> tuple[Any, int]:
