@@ -35,6 +35,7 @@ from __future__ import annotations
 from . import _native
 from .data import (Compression, EncodeStats, FoldReason, Format, Frame, Function, LabelValue,
                    Labels, Location, Mapping, NumLabel, Part, SampleType, Serialized, Stats, Text,
+                   TraceLink,
                    UpscalingKind, Values, ValueType)
 from .errors import (BusyError, Error, InternalError, InvalidArgumentError, LimitExceededError,
                      OutOfMemoryError, StackrecError, Status, UnsupportedError)
@@ -82,7 +83,8 @@ __all__ = [
     "Frame", "Function", "InternalError", "InvalidArgumentError", "LabelValue", "Labels",
     "LibraryNotFoundError", "LimitExceededError", "Location", "MAX_ARRAY_LEN", "MAX_STACK_LEN",
     "MAX_STR_LEN", "Mapping", "NumLabel", "OutOfMemoryError", "Part", "Profile", "Recorder",
-    "SampleType", "Serialized", "StackrecError", "Stats", "Status", "Text", "UnsupportedError",
+    "SampleType", "Serialized", "StackrecError", "Stats", "Status", "Text", "TraceLink",
+    "UnsupportedError",
     "UpscalingKind", "ValueType", "Values", "last_error", "library_path", "status_name",
     "version", "version_number",
 ]

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping as MappingType, Sequence
 from typing import Any
 
 from . import _native as c
-from .data import Frame, Function, Labels, Location, Mapping, NumLabel, SampleType, Values
+from .data import (Frame, Function, Labels, Location, Mapping, NumLabel, SampleType, TraceLink,
+                   Values)
 
 INT64 = (-2**63, 2**63 - 1)
 UINT64 = (0, 2**64 - 1)
@@ -168,15 +169,35 @@ def labels(given: Labels | None) -> tuple[Any, int]:
     return array, len(items)
 
 
+def link(given: TraceLink | tuple[bytes | int, bytes | int] | None) -> Any:
+    """A pointer to the C link, or None. The library refuses zero ids by
+    name; a wrong size or type is refused here."""
+    if given is None:
+        return None
+    if not isinstance(given, tuple) or len(given) != 2:
+        raise TypeError(f"link must be a TraceLink(trace_id, span_id), not {given!r}")
+    out = c.Link()
+    for value, field, size in ((given[0], "trace_id", 16), (given[1], "span_id", 8)):
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value < 1 << (8 * size):
+                raise OverflowError(f"link.{field} {value} does not fit {size} bytes")
+            value = value.to_bytes(size, "big")
+        if not isinstance(value, (bytes, bytearray)) or len(value) != size:
+            raise ValueError(f"link.{field} must be {size} bytes or an int, not {value!r}")
+        ctypes.memmove(getattr(out, field), bytes(value), size)
+    return ctypes.pointer(out)
+
+
 def sample(frames: Iterable[Frame], values_: Values, labels_: Labels | None, ns: int,
-           type_names: Sequence[str]) -> c.Sample:
-    # The arrays stay alive as fields of the returned structure.
-    return c.Sample(*locations(frames), *values(values_, type_names), *labels(labels_), ns)
+           type_names: Sequence[str], link_: TraceLink | None = None) -> c.Sample:
+    # The arrays (and the link) stay alive as fields of the returned structure.
+    return c.Sample(*locations(frames), *values(values_, type_names), *labels(labels_), ns,
+                    link(link_))
 
 
 def id_sample(stack: int | Sequence[int], values_: Values, labels_: Labels | int | None, ns: int,
-              type_names: Sequence[str]) -> c.IdSample:
-    out = c.IdSample(timestamp_ns=ns)
+              type_names: Sequence[str], link_: TraceLink | None = None) -> c.IdSample:
+    out = c.IdSample(timestamp_ns=ns, link=link(link_))
     if isinstance(stack, int):
         out.stack_id = to_int(stack, "stack_id", ID)
     else:

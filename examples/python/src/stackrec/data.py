@@ -71,6 +71,16 @@ class NumLabel(NamedTuple):
     unit: Text
 
 
+class TraceLink(NamedTuple):
+    """The trace and span a sample ran under (since 1.2): each id as bytes
+    (16 and 8) or as the int OpenTelemetry's SpanContext holds; neither may
+    be zero. Written as an OTLP Link, and as the pprof labels "trace_id" and
+    "span_id" in hex."""
+
+    trace_id: bytes | int
+    span_id: bytes | int
+
+
 Frame = Union[Location, tuple[Text, Text, int]]  # leaf first; a tuple is (name, filename, line)
 SampleType = Union[ValueType, tuple[Text, Text]]
 LabelValue = Union[Text, int, NumLabel]

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping as MappingType, Sequence, ca
 
 from . import _convert as convert, _native as c
 from .data import (EncodeStats, FoldReason, Frame, Function, Labels, Location, Mapping, Part,
-                   SampleType, Serialized, Stats, Values)
+                   SampleType, Serialized, Stats, TraceLink, Values)
 from .errors import check, error_for
 
 
@@ -142,9 +142,10 @@ class _Handle:
         self._call(self._c.forget_ids)
 
     def _add_ids(self, stack: int | Sequence[int], values: Values, labels: Labels | int | None,
-                 timestamp_ns: int, timestamp: datetime.datetime | None) -> None:
+                 timestamp_ns: int, timestamp: datetime.datetime | None,
+                 link: TraceLink | None = None) -> None:
         sample = convert.id_sample(stack, values, labels, convert.timestamp_ns(timestamp_ns, timestamp),
-                                   self._type_names)
+                                   self._type_names, link)
         self._call(self._c.add_ids, ctypes.byref(sample))
 
     # ---- Endpoints and upscaling -----------------------------------------
@@ -246,21 +247,24 @@ class Profile(_Handle):
                 raise error_for(status)
 
     def add(self, frames: Iterable[Frame], values: Values, labels: Labels | None = None,
-            timestamp_ns: int = 0, *, timestamp: datetime.datetime | None = None) -> None:
+            timestamp_ns: int = 0, *, timestamp: datetime.datetime | None = None,
+            link: TraceLink | None = None) -> None:
         """Adds one sample. frames: leaf first, each (function name, filename,
         line) or a Location. values: one int per sample type, or {type: int}.
         labels: {key: str, int or NumLabel}. A timestamp (nanoseconds, or an
-        aware datetime) keeps the sample on its own."""
+        aware datetime) keeps the sample on its own. link: the trace and span
+        it ran under (a TraceLink)."""
         sample = convert.sample(frames, values, labels, convert.timestamp_ns(timestamp_ns, timestamp),
-                                self._type_names)
+                                self._type_names, link)
         self._call(self._c.add, ctypes.byref(sample))
 
     def add_ids(self, stack: int | Sequence[int], values: Values,
                 labels: Labels | int | None = None, timestamp_ns: int = 0, *,
-                timestamp: datetime.datetime | None = None) -> None:
+                timestamp: datetime.datetime | None = None,
+                link: TraceLink | None = None) -> None:
         """add, by id: `stack` an id from intern_stack or a list of ids from
         intern_location; labels {key: value} or an id from intern_labels."""
-        self._add_ids(stack, values, labels, timestamp_ns, timestamp)
+        self._add_ids(stack, values, labels, timestamp_ns, timestamp, link)
 
     def set_endpoint(self, local_root_span_id: int, endpoint: str | bytes) -> None:
         """Samples whose numeric label "local root span id" is this one get
@@ -322,18 +326,20 @@ class Recorder(_Handle):
         check(status)  # on this thread, before its next stackrec call
 
     def record(self, frames: Iterable[Frame], values: Values, labels: Labels | None = None,
-               timestamp_ns: int = 0, *, timestamp: datetime.datetime | None = None) -> None:
+               timestamp_ns: int = 0, *, timestamp: datetime.datetime | None = None,
+               link: TraceLink | None = None) -> None:
         """Records one sample, from any thread; as Profile.add."""
         sample = convert.sample(frames, values, labels, convert.timestamp_ns(timestamp_ns, timestamp),
-                                self._type_names)
+                                self._type_names, link)
         self._call(self._c.add, ctypes.byref(sample))
 
     def record_ids(self, stack: int | Sequence[int], values: Values,
                    labels: Labels | int | None = None, timestamp_ns: int = 0, *,
-                   timestamp: datetime.datetime | None = None) -> None:
+                   timestamp: datetime.datetime | None = None,
+                   link: TraceLink | None = None) -> None:
         """record, by id: `stack` an id from intern_stack or a list of ids from
         intern_location; labels {key: value} or an id from intern_labels."""
-        self._add_ids(stack, values, labels, timestamp_ns, timestamp)
+        self._add_ids(stack, values, labels, timestamp_ns, timestamp, link)
 
     def record_stack(self, stack_id: int, values: Values, labels: Labels | int | None = None,
                      timestamp_ns: int = 0) -> None:
@@ -342,11 +348,11 @@ class Recorder(_Handle):
                       timestamp_ns, None)
 
     def track(self, object_id: int, frames: Iterable[Frame], values: Values,
-              labels: Labels | None = None) -> None:
+              labels: Labels | None = None, *, link: TraceLink | None = None) -> None:
         """Remembers a live object (e.g. id(obj)) allocated at `frames`; every
         serialize adds it, until untrack, with its values at live_heap_types
         (the other values must be 0)."""
-        sample = convert.sample(frames, values, labels, 0, self._type_names)
+        sample = convert.sample(frames, values, labels, 0, self._type_names, link)
         self._call(self._c.track, convert.to_int(object_id, "object_id", convert.UINT64),
                    ctypes.byref(sample))
 

@@ -261,6 +261,28 @@ class ProfileTest(unittest.TestCase):
         with self.assertRaises(OverflowError):
             p.add_ids([0], [1, 1])
 
+    def test_trace_links_as_bytes_or_ints(self):
+        trace, span = bytes(range(1, 17)), bytes(range(1, 9))
+        link = stackrec.TraceLink(trace, span)
+        self.profile.add(MAIN, [1, 8], link=link)
+        self.profile.add(MAIN, [1, 8], link=(int.from_bytes(trace, "big"), int.from_bytes(span, "big")))
+        self.profile.add(MAIN, [1, 8])
+        samples = sorted(Decoded(self.profile.serialize().data).samples, key=repr)
+        self.assertEqual([(MAIN, {"alloc-samples": 1, "alloc-size": 8}, {}),
+                          (MAIN, {"alloc-samples": 2, "alloc-size": 16},
+                           {"trace_id": trace.hex(), "span_id": span.hex()})], samples)
+        request = decode_otlp(self.profile.serialize(compression="none", format="otlp").data)
+        links = request.dictionary.link_table
+        self.assertEqual([(bytes(16), bytes(8)), (trace, span)],
+                         [(l.trace_id, l.span_id) for l in links])
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            self.profile.add(MAIN, [1, 8], link=(bytes(16), span))
+        self.assertIn("sample.link.trace_id is all zero", raised.exception.message)
+        with self.assertRaises(ValueError):
+            self.profile.add(MAIN, [1, 8], link=(trace, b"short"))
+        with self.assertRaises(OverflowError):
+            self.profile.add(MAIN, [1, 8], link=(1 << 128, 1))
+
     def test_threads_take_turns_on_a_profile(self):
         def add(t):
             for i in range(500):
