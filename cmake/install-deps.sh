@@ -15,10 +15,11 @@ packages=(
   # test that decodes gzip outputs with every common reader
   libdeflate-dev golang-go gzip
   # embedding: nm/objdump for the symbol test; Ruby, its headers, make (for
-  # mkmf), minitest and google-protobuf for examples/ruby; Python's protobuf
-  # for examples/python
+  # mkmf), minitest and google-protobuf for examples/ruby, and the zstd
+  # program its tests decompress zstd profiles with; Python's protobuf for
+  # examples/python
   binutils
-  ruby ruby-dev make ruby-minitest ruby-google-protobuf
+  ruby ruby-dev make ruby-minitest ruby-google-protobuf zstd
   python3 python3-protobuf
   # examples/python's package, installed offline into a virtual environment
   # with Debian's pip, setuptools and wheel, and type-checked with mypy

@@ -1,57 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# Stackrec::StackRecorder: stackrec's concurrent recorder, with the surface
-# of the StackRecorder in Datadog's Ruby profiler.
+# The stackrec gem: stackrec's profile aggregation and pprof/OTLP encoding
+# for Ruby. `require "stackrec"` loads all of it:
 #
-#   recorder = Stackrec::StackRecorder.new(cpu_time_enabled: true, alloc_samples_enabled: false)
-#   recorder.record_sample(
-#     [["Users#show", "app/controllers/users_controller.rb", 12], ["<main>", "config.ru", 1]],
-#     {"cpu-time" => 10_000_000, "cpu-samples" => 1, "wall-time" => 10_000_000},
-#     {"thread id" => 7, "local root span id" => 1234},
-#   )
-#   recorder.record_endpoint(1234, "GET /users/:id")
-#   status, result = recorder.serialize
-#   start_time, finish_time, pprof = result if status == :ok
+# - Stackrec::Recorder (recorder.rb): samples from any number of threads,
+#   periodic serialization; the whole C API, with keyword arguments.
+# - Stackrec::Profile: the single-threaded aggregate, with the same methods
+#   under the C API's names (add, set_endpoint, add_ids, reset).
+# - Stackrec::StackRecorder (stack_recorder.rb): the surface of the
+#   StackRecorder in Datadog's Ruby profiler, kept as it was.
+# - Stackrec::Encoded (encoded.rb): what #serialize returns.
 #
-# - The sample types are SAMPLE_TYPES, in that order: cpu-time, cpu-samples,
-#   wall-time, alloc-samples. A disabled one is left out of the pprof;
-#   samples may still pass a value for it (it is ignored).
-# - record_sample(frames, values, labels = {}): frames leaf first, each
-#   [name, filename, line] or a Thread::Backtrace::Location (so
-#   `thread.backtrace_locations` can be passed as is); values a Hash of
-#   sample type name (String or Symbol) => Integer, missing ones are 0;
-#   labels a Hash of String => String (a string label) or Integer (a numeric
-#   one). Identical samples are summed.
-# - serialize returns [:ok, [start_time, finish_time, pprof]]: the gzip'd
-#   pprof (a binary String) of everything recorded since the previous
-#   serialize (or new, or reset_after_fork), and the Times that interval
-#   started and ended; consecutive profiles tile time. Or [:error, message],
-#   e.g. when another thread is serializing. It releases the GVL while it
-#   encodes, so other threads, recording ones included, run meanwhile.
-# - record_sample and record_endpoint may be called from any thread, also
-#   while another one serializes. Bad arguments raise TypeError or
-#   ArgumentError and record nothing.
-# - reset_after_fork: call it in a fork child before using the recorder
-#   there; the child's recorder is then empty and its interval starts anew.
-# - stats: the recorder's counters, e.g. stats[:samples_recorded].
+# The native half (ext/stackrec_ruby) links the installed libstackrec.so.1;
+# docs/embedding.md ("Ruby") is the user's guide.
+require "logger"
+require "stackrec/version"
 require "stackrec_ruby"
-
-module Stackrec
-  class StackRecorder
-    def initialize(cpu_time_enabled: true, alloc_samples_enabled: true)
-      _native_initialize(cpu_time_enabled, alloc_samples_enabled)
-    end
-
-    def record_sample(frames, values, labels = {})
-      if frames.is_a?(Array) && frames.any?(Thread::Backtrace::Location)
-        frames = frames.map do |frame|
-          next frame unless frame.is_a?(Thread::Backtrace::Location)
-
-          [frame.label, frame.path, frame.lineno]
-        end
-      end
-      _native_record_sample(frames, values, labels)
-    end
-  end
-end
+require "stackrec/errors"
+require "stackrec/encoded"
+require "stackrec/recorder"
+require "stackrec/stack_recorder"

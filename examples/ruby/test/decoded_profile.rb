@@ -1,11 +1,30 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# A gzip'd pprof, decoded with Debian's ruby-google-protobuf and the classes
-# protoc generates from tests/pprof/profile.proto (profile_pb.rb, written into the
-# build tree), and resolved into plain Ruby values for assertions.
+# A pprof (gzip'd, zstd'd or plain), decoded with Debian's
+# ruby-google-protobuf and the classes protoc generates from
+# tests/pprof/profile.proto (profile_pb.rb, written into the build tree),
+# and resolved into plain Ruby values for assertions.
 require "zlib"
 require "profile_pb"
+
+# The bytes of a serialization, decompressed by their magic number: gzip,
+# zstd (with the zstd program, which cmake/install-deps.sh installs), or
+# none.
+def decompress_profile(bytes)
+  if bytes.start_with?("\x1f\x8b".b)
+    Zlib.gunzip(bytes)
+  elsif bytes.start_with?("\x28\xb5\x2f\xfd".b)
+    IO.popen(%w[zstd -dc], "r+b") do |zstd|
+      writer = Thread.new { zstd.write(bytes); zstd.close_write }
+      plain = zstd.read
+      writer.join
+      plain
+    end
+  else
+    bytes
+  end
+end
 
 class DecodedProfile
   # frames: [[function name, filename, line], ...], leaf first
@@ -13,13 +32,15 @@ class DecodedProfile
   # labels: {"key" => String or Integer}
   Sample = Struct.new(:frames, :values, :labels, keyword_init: true)
 
-  attr_reader :sample_types, :samples, :time_nanos, :duration_nanos
+  attr_reader :sample_types, :samples, :time_nanos, :duration_nanos, :message, :strings
 
-  def initialize(gzipped)
-    profile = Perftools::Profiles::Profile.decode(Zlib.gunzip(gzipped))
+  def initialize(bytes)
+    profile = Perftools::Profiles::Profile.decode(decompress_profile(bytes))
+    @message = profile
     # As an Array: google-protobuf's RepeatedField forwards #fetch to a fresh
     # #to_a on every call.
     strings = profile.string_table.to_a
+    @strings = strings
     raise "string_table[0] is #{strings[0].inspect}, not \"\"" unless strings[0] == ""
 
     functions = profile.function.to_h do |f|

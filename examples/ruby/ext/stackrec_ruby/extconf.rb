@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# Builds stackrec_ruby.so, the native half of Stackrec::StackRecorder,
-# against the stackrec that pkg-config finds: an installed one
+# Builds stackrec_ruby.so, the native half of the stackrec gem, against
+# the stackrec that pkg-config finds: an installed one
 # (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig) or a build tree
 # (PKG_CONFIG_PATH=<build>/pkgconfig, which holds stackrec-uninstalled.pc).
-# Run it from the directory the extension should be built in:
+# `gem install` runs it; by hand, run it from the directory the extension
+# should be built in:
 #
 #   PKG_CONFIG_PATH=... ruby path/to/extconf.rb && make
 #
@@ -21,13 +22,26 @@ RbConfig::MAKEFILE_CONFIG["CC"] = ENV["CC"] if ENV["CC"]
 $CFLAGS << " " << ENV["CFLAGS"] if ENV["CFLAGS"]
 $LDFLAGS << " " << ENV["LDFLAGS"] if ENV["LDFLAGS"]
 
+unless find_executable("pkg-config")
+  abort "stackrec: pkg-config is not installed, and the gem finds libstackrec " \
+        "through it (Debian: apt-get install pkg-config)"
+end
 unless pkg_config("stackrec")
-  abort "extconf.rb: pkg-config finds no stackrec; set PKG_CONFIG_PATH to " \
-        "<prefix>/lib/pkgconfig (installed) or <build>/pkgconfig (a build tree)"
+  abort "stackrec: pkg-config finds no stackrec (libstackrec and its stackrec.pc). " \
+        "Install stackrec first (`cmake --install <build> --prefix <prefix>`), then set " \
+        "PKG_CONFIG_PATH=<prefix>/lib/pkgconfig, e.g. " \
+        "PKG_CONFIG_PATH=<prefix>/lib/pkgconfig gem install --local stackrec-*.gem"
 end
 unless have_header("stackrec/stackrec.h") &&
        have_func("stackrec_recorder_new", "stackrec/stackrec.h")
-  abort "extconf.rb: pkg-config's stackrec flags do not compile and link; see mkmf.log"
+  abort "stackrec: pkg-config's stackrec flags do not compile and link; see mkmf.log"
+end
+# The gem covers the 1.1 API (budgets, compress_threads); a 1.x library
+# from 1.1 on runs it.
+unless try_compile("#include <stackrec/stackrec.h>\n" \
+                   "#if STACKREC_VERSION_NUMBER < 10100\n#error too old\n#endif\n")
+  abort "stackrec: the gem needs stackrec 1.1 or later; pkg-config found " \
+        "#{pkg_config('stackrec', 'modversion')}"
 end
 
 # Ruby loads the extension with dlopen(), which must then find

@@ -1,443 +1,719 @@
 /* SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
  * Copyright 2026 The stackrec Authors.
  *
- * The native half of Stackrec::StackRecorder (lib/stackrec.rb is the other):
- * a Ruby object that owns one stackrec_recorder.
+ * The native half of the stackrec gem (lib/ is the other): the objects that
+ * own a stackrec handle and one method per call of the C API on them.
+ * Stackrec::Profile owns a stackrec_profile, Stackrec::Recorder and
+ * Stackrec::StackRecorder a stackrec_recorder. They share one wrapped
+ * struct, so each method that both a profile and a recorder have is written
+ * once and calls whichever handle `self` owns; the Ruby names follow the C
+ * ones (Profile#add, Recorder#record). stackrec_ruby.h has the rules every
+ * file follows; serialize.c serializes.
  *
- * Ruby rules this file follows:
- *  - Every argument is checked, and every pointer into a Ruby string taken,
- *    before stackrec is called; a bad argument raises TypeError or
- *    ArgumentError naming it, and stackrec's own refusals (invalid UTF-8, an
- *    empty label key, ...) raise ArgumentError with stackrec_last_error().
- *  - A raise is a longjmp: nothing is malloc'd that a raise could leak.
- *    Scratch arrays come from ALLOCV_N (the stack, or a buffer the GC owns),
- *    and the encoded profile is freed in an rb_ensure.
- *  - No allocation happens between taking RSTRING_PTR()s and the stackrec
- *    call, so no GC (and no compaction) can move a string under us.
- *  - #serialize releases the GVL while stackrec encodes, so Ruby threads go
- *    on running, and recording, meanwhile. Nothing in that window touches a
- *    Ruby object.
- *  - Recording holds the GVL, so Ruby's fork (which takes the GVL) never
- *    happens in the middle of a record; only a #serialize can be in flight.
+ * Recording holds the GVL, so Ruby's fork (which takes the GVL) never
+ * happens in the middle of a record; only a #serialize can be in flight.
  */
-#include <ruby.h>
-#include <ruby/thread.h>
-#include <stackrec/stackrec.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
+#include "stackrec_ruby.h"
+
 #include <string.h>
 #include <unistd.h>
 
-/* The sample types of Datadog's Ruby profiler, in declaration order. */
-enum { CPU_TIME, CPU_SAMPLES, WALL_TIME, ALLOC_SAMPLES, SAMPLE_TYPE_COUNT };
-static const char *const type_names[SAMPLE_TYPE_COUNT] = {
-    "cpu-time", "cpu-samples", "wall-time", "alloc-samples"};
-static const char *const type_units[SAMPLE_TYPE_COUNT] = {
-    "nanoseconds", "count", "nanoseconds", "count"};
+VALUE srb_eError;
+static VALUE eInvalidArgument, eLimitExceeded, eBusy, eInternal, eUnsupported;
+static VALUE cProfile;
+static ID id_status;
 
-static VALUE error_class; /* Stackrec::Error */
-static VALUE ok_symbol, error_symbol;
+/* ---- Errors ------------------------------------------------------------------ */
 
-/* ---- The wrapped object ------------------------------------------------- */
+static VALUE status_class(stackrec_status status, VALUE *symbol) {
+  switch (status) {
+    case STACKREC_INVALID_ARGUMENT:
+      *symbol = ID2SYM(rb_intern("invalid_argument"));
+      return eInvalidArgument;
+    case STACKREC_LIMIT_EXCEEDED:
+      *symbol = ID2SYM(rb_intern("limit_exceeded"));
+      return eLimitExceeded;
+    case STACKREC_BUSY:
+      *symbol = ID2SYM(rb_intern("busy"));
+      return eBusy;
+    case STACKREC_UNSUPPORTED:
+      *symbol = ID2SYM(rb_intern("unsupported"));
+      return eUnsupported;
+    default:
+      *symbol = ID2SYM(rb_intern("internal"));
+      return eInternal;
+  }
+}
 
-typedef struct {
-  stackrec_recorder *recorder; /* NULL until #initialize */
-  /* #serialize calls that released the GVL and have not retaken it, in
-   * process serializing_pid. A fork child inherits the count but none of the
-   * threads, which is why the pid is kept with it. */
-  int serializing;
-  pid_t serializing_pid;
-} recorder_data;
+void srb_raise_captured(stackrec_status status, const char *message) {
+  VALUE symbol, klass, exception;
+  if (status == STACKREC_OUT_OF_MEMORY) rb_memerror();
+  klass = status_class(status, &symbol);
+  exception = rb_exc_new_cstr(klass, message);
+  rb_ivar_set(exception, id_status, symbol);
+  rb_exc_raise(exception);
+}
 
-static void recorder_data_free(void *p) {
-  recorder_data *data = p;
+void srb_raise_status(stackrec_status status, const char *method) {
+  char message[4096];
+  /* stackrec_last_error() is this thread's until its next stackrec call;
+   * nothing here makes one. */
+  if (status == STACKREC_INVALID_ARGUMENT) {
+    snprintf(message, sizeof(message), "%s: %s", method, stackrec_last_error());
+  } else {
+    snprintf(message, sizeof(message), "%s: %s: %s", method,
+             stackrec_status_name(status), stackrec_last_error());
+  }
+  srb_raise_captured(status, message);
+}
+
+#define CHECK(call, method)                                  \
+  do {                                                       \
+    stackrec_status check_status_ = (call);                  \
+    if (check_status_ != STACKREC_OK) srb_raise_status(check_status_, method); \
+  } while (0)
+
+/* ---- The wrapped object ------------------------------------------------------ */
+
+static void handle_mark(void *p) {
+  srb_handle *handle = p;
+  rb_gc_mark(handle->type_names);
+}
+
+static void handle_free(void *p) {
+  srb_handle *handle = p;
   /* Only the GC calls this, once nothing references the object, so no
    * #serialize can be running on it (its frame would hold `self`). */
-  stackrec_recorder_free(data->recorder);
-  ruby_xfree(data);
+  stackrec_profile_free(handle->profile);
+  stackrec_recorder_free(handle->recorder);
+  ruby_xfree(handle);
 }
 
-static size_t recorder_data_size(const void *p) {
+static size_t handle_size(const void *p) {
   (void)p;
-  return sizeof(recorder_data);
+  return sizeof(srb_handle);
 }
 
-static const rb_data_type_t recorder_data_type = {
-    .wrap_struct_name = "Stackrec::StackRecorder",
-    .function = {.dmark = NULL,
-                 .dfree = recorder_data_free,
-                 .dsize = recorder_data_size},
+const rb_data_type_t srb_handle_type = {
+    .wrap_struct_name = "Stackrec::Recorder",
+    .function = {.dmark = handle_mark, .dfree = handle_free, .dsize = handle_size},
     .flags = RUBY_TYPED_FREE_IMMEDIATELY,
 };
 
-static VALUE recorder_alloc(VALUE klass) {
-  recorder_data *data;
-  return TypedData_Make_Struct(klass, recorder_data, &recorder_data_type, data);
-}
-
-/* A copy would share, or lack, the recorder; neither is useful. */
-static VALUE recorder_initialize_copy(VALUE self, VALUE original) {
-  (void)self;
-  (void)original;
-  rb_raise(rb_eTypeError, "a StackRecorder cannot be copied");
-}
-
-static recorder_data *get_data(VALUE self) {
-  recorder_data *data;
-  TypedData_Get_Struct(self, recorder_data, &recorder_data_type, data);
-  return data;
-}
-
-static stackrec_recorder *get_recorder(VALUE self) {
-  recorder_data *data = get_data(self);
-  if (data->recorder == NULL) {
-    rb_raise(error_class, "this StackRecorder was not initialized");
-  }
-  return data->recorder;
-}
-
-static int serializing_here(const recorder_data *data) {
-  return data->serializing_pid == getpid() ? data->serializing : 0;
-}
-
-/* Raises the Ruby exception for a failed stackrec call. */
-static void raise_status(stackrec_status status, const char *method) {
-  const char *message = stackrec_last_error();
-  switch (status) {
-    case STACKREC_INVALID_ARGUMENT:
-      rb_raise(rb_eArgError, "%s: %s", method, message);
-    case STACKREC_OUT_OF_MEMORY:
-      rb_memerror();
-    default:
-      rb_raise(error_class, "%s: %s: %s", method, stackrec_status_name(status),
-               message);
-  }
-}
-
-/* ---- Argument conversion ------------------------------------------------ */
-
-static stackrec_str str_of(VALUE string) {
-  stackrec_str s = {RSTRING_PTR(string), (size_t)RSTRING_LEN(string)};
-  return s;
-}
-
-static void check_bool(VALUE value, const char *name) {
-  if (value != Qtrue && value != Qfalse) {
-    rb_raise(rb_eTypeError, "%s: must be true or false, got %+" PRIsVALUE, name,
-             value);
-  }
-}
-
-/* values: {"cpu-time" => 10_000, :"cpu-samples" => 1, ...} */
-typedef struct {
-  int64_t values[SAMPLE_TYPE_COUNT];
-} values_args;
-
-static int value_entry(VALUE key, VALUE value, VALUE arg) {
-  values_args *args = (values_args *)arg;
-  VALUE name = key;
-  int type;
-  if (RB_SYMBOL_P(key)) {
-    name = rb_sym2str(key); /* the symbol's own frozen string */
-  } else if (!RB_TYPE_P(key, T_STRING)) {
-    rb_raise(rb_eTypeError,
-             "values: keys must be sample type names (String or Symbol), "
-             "got %+" PRIsVALUE,
-             key);
-  }
-  for (type = 0; type < SAMPLE_TYPE_COUNT; type++) {
-    if ((size_t)RSTRING_LEN(name) == strlen(type_names[type]) &&
-        memcmp(RSTRING_PTR(name), type_names[type], strlen(type_names[type])) ==
-            0) {
-      break;
-    }
-  }
-  if (type == SAMPLE_TYPE_COUNT) {
-    rb_raise(rb_eArgError,
-             "values: unknown sample type %+" PRIsVALUE
-             " (known: cpu-time, cpu-samples, wall-time, alloc-samples)",
-             key);
-  }
-  if (!RB_INTEGER_TYPE_P(value)) {
-    rb_raise(rb_eTypeError,
-             "values[%+" PRIsVALUE "] must be an Integer, got %+" PRIsVALUE,
-             key, value);
-  }
-  args->values[type] = NUM2LL(value);
-  return ST_CONTINUE;
-}
-
-/* labels: {"thread id" => 7, "thread name" => "puma 001", ...} */
-typedef struct {
-  stackrec_label *labels;
-  size_t count;
-} labels_args;
-
-static int label_entry(VALUE key, VALUE value, VALUE arg) {
-  labels_args *args = (labels_args *)arg;
-  stackrec_label *label = &args->labels[args->count];
-  if (!RB_TYPE_P(key, T_STRING)) {
-    rb_raise(rb_eTypeError, "labels: keys must be Strings, got %+" PRIsVALUE,
-             key);
-  }
-  memset(label, 0, sizeof(*label));
-  label->key = str_of(key);
-  if (RB_TYPE_P(value, T_STRING)) {
-    label->str = str_of(value);
-  } else if (RB_INTEGER_TYPE_P(value)) {
-    label->num = NUM2LL(value);
-  } else {
-    rb_raise(rb_eTypeError,
-             "labels[%+" PRIsVALUE
-             "] must be a String or an Integer, got %+" PRIsVALUE,
-             key, value);
-  }
-  args->count++;
-  return ST_CONTINUE;
-}
-
-/* ---- Methods ------------------------------------------------------------ */
-
-/* _native_initialize(cpu_time_enabled, alloc_samples_enabled); see
- * StackRecorder#initialize in lib/stackrec.rb. */
-static VALUE recorder_initialize(VALUE self, VALUE cpu_time_enabled,
-                                 VALUE alloc_samples_enabled) {
-  recorder_data *data = get_data(self);
-  stackrec_value_type types[SAMPLE_TYPE_COUNT];
-  bool enabled[SAMPLE_TYPE_COUNT] = {true, true, true, true};
-  stackrec_profile_options opts;
-  stackrec_status status;
-  int i;
-
-  check_bool(cpu_time_enabled, "cpu_time_enabled");
-  check_bool(alloc_samples_enabled, "alloc_samples_enabled");
-  if (data->recorder != NULL) {
-    rb_raise(error_class, "this StackRecorder is initialized already");
-  }
-  for (i = 0; i < SAMPLE_TYPE_COUNT; i++) {
-    types[i].type.ptr = type_names[i];
-    types[i].type.len = strlen(type_names[i]);
-    types[i].unit.ptr = type_units[i];
-    types[i].unit.len = strlen(type_units[i]);
-  }
-  enabled[CPU_TIME] = cpu_time_enabled == Qtrue;
-  enabled[ALLOC_SAMPLES] = alloc_samples_enabled == Qtrue;
-  memset(&opts, 0, sizeof(opts));
-  opts.sample_types = types;
-  opts.sample_types_len = SAMPLE_TYPE_COUNT;
-  opts.sample_types_enabled = enabled;
-  status = stackrec_recorder_new(&opts, &data->recorder);
-  if (status != STACKREC_OK) raise_status(status, "StackRecorder.new");
+static VALUE handle_alloc(VALUE klass) {
+  srb_handle *handle;
+  VALUE self = TypedData_Make_Struct(klass, srb_handle, &srb_handle_type, handle);
+  handle->type_names = rb_ary_new();
   return self;
 }
 
-/* _native_record_sample(frames, values, labels): frames are
- * [name, filename, line] Arrays, leaf first; see lib/stackrec.rb. */
-static VALUE recorder_record_sample(VALUE self, VALUE frames, VALUE values,
-                                    VALUE labels) {
-  stackrec_recorder *recorder = get_recorder(self);
-  values_args value_args;
-  labels_args label_args;
-  stackrec_location *locations;
-  stackrec_sample sample;
-  stackrec_status status;
-  VALUE locations_buffer, labels_buffer;
-  long frame_count, i;
+/* A copy would share, or lack, the handle; neither is useful. */
+static VALUE handle_initialize_copy(VALUE self, VALUE original) {
+  (void)self;
+  (void)original;
+  rb_raise(rb_eTypeError, "a %" PRIsVALUE " cannot be copied", rb_obj_class(self));
+}
 
-  if (!RB_TYPE_P(frames, T_ARRAY)) {
-    rb_raise(
-        rb_eTypeError,
-        "frames must be an Array of [name, filename, line], got %+" PRIsVALUE,
-        frames);
+int srb_serializing_here(const srb_handle *handle) {
+  return handle->serializing_pid == getpid() ? handle->serializing : 0;
+}
+
+srb_handle *srb_get_handle(VALUE self) {
+  srb_handle *handle;
+  TypedData_Get_Struct(self, srb_handle, &srb_handle_type, handle);
+  if (handle->profile == NULL && handle->recorder == NULL) {
+    rb_raise(srb_eError, "this %" PRIsVALUE " was not initialized", rb_obj_class(self));
   }
+  if (handle->profile != NULL && srb_serializing_here(handle) > 0) {
+    rb_raise(eBusy, "another thread is serializing this Profile; a Profile's calls must not overlap");
+  }
+  return handle;
+}
+
+/* ---- new ---------------------------------------------------------------------- */
+
+enum { K_SAMPLE_TYPES, K_DISABLED, K_PERIOD_TYPE, K_PERIOD, K_MAX_FRAMES,
+       K_MAX_MEMORY_BYTES, K_MAX_OUTPUT_BYTES, K_DEFAULT_SAMPLE_TYPE, K_COMMENTS,
+       K_DROP_FRAMES, K_KEEP_FRAMES,
+       /* Recorders only. */
+       K_LIVE_HEAP_TYPES, K_MAX_TRACKED_OBJECTS, K_COUNT };
+static ID new_keywords[K_COUNT];
+
+/* [name, unit] pairs, from a Hash {name => unit} or an Array of pairs. */
+static VALUE sample_type_pairs(VALUE types) {
+  VALUE pairs;
+  long i;
+  if (RB_TYPE_P(types, T_HASH)) types = rb_funcall(types, rb_intern("to_a"), 0);
+  if (!RB_TYPE_P(types, T_ARRAY) || RARRAY_LEN(types) == 0) {
+    rb_raise(rb_eArgError,
+             "sample_types must be a non-empty Hash of name => unit or Array of "
+             "[name, unit], got %+" PRIsVALUE,
+             types);
+  }
+  pairs = rb_ary_new_capa(RARRAY_LEN(types));
+  for (i = 0; i < RARRAY_LEN(types); i++) {
+    VALUE pair = RARRAY_AREF(types, i);
+    if (!RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
+      rb_raise(rb_eTypeError, "sample_types[%ld] must be [name, unit], got %+" PRIsVALUE,
+               i, pair);
+    }
+    rb_ary_push(pairs, rb_ary_new_from_args(
+                           2, rb_str_new_frozen(srb_string_arg(RARRAY_AREF(pair, 0), "a sample type's name")),
+                           rb_str_new_frozen(srb_string_arg(RARRAY_AREF(pair, 1), "a sample type's unit"))));
+  }
+  return pairs;
+}
+
+static VALUE strings_arg(VALUE value, const char *what) {
+  VALUE strings = rb_ary_new();
+  long i;
+  if (NIL_P(value) || value == Qundef) return strings;
+  if (!RB_TYPE_P(value, T_ARRAY)) {
+    rb_raise(rb_eTypeError, "%s must be an Array of Strings, got %+" PRIsVALUE, what, value);
+  }
+  for (i = 0; i < RARRAY_LEN(value); i++) {
+    rb_ary_push(strings, srb_string_arg(RARRAY_AREF(value, i), what));
+  }
+  return strings;
+}
+
+/* Sample type names as an Array (one name alone is one), or nil for none. */
+static VALUE names_arg(VALUE names) {
+  if (NIL_P(names) || names == Qundef) return Qnil;
+  return RB_TYPE_P(names, T_ARRAY) ? names : rb_ary_new_from_args(1, names);
+}
+
+/* Fills `offsets` with those of the types `names` (an Array) names. */
+static void fill_offsets(const srb_handle *handle, VALUE names, const char *what,
+                         size_t *offsets) {
+  long i;
+  for (i = 0; i < RARRAY_LEN(names); i++) {
+    offsets[i] = srb_type_offset(handle, RARRAY_AREF(names, i), what);
+  }
+}
+
+static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle;
+  VALUE options, k[K_COUNT], pairs, units, comments, period_type = Qnil;
+  VALUE default_type, drop, keep, live;
+  VALUE types_buffer = 0, enabled_buffer = 0, comments_buffer = 0, live_buffer = 0;
+  stackrec_profile_options opts;
+  stackrec_value_type *types;
+  stackrec_str *comment_strs;
+  bool *enabled;
+  bool is_profile = RTEST(rb_obj_is_kind_of(self, cProfile));
+  long i, n;
+
+  rb_scan_args(argc, argv, ":", &options);
+  TypedData_Get_Struct(self, srb_handle, &srb_handle_type, handle);
+  if (handle->profile != NULL || handle->recorder != NULL) {
+    rb_raise(srb_eError, "this %" PRIsVALUE " is initialized already", rb_obj_class(self));
+  }
+  rb_get_kwargs(options, new_keywords, 1,
+                (is_profile ? K_LIVE_HEAP_TYPES : K_COUNT) - 1, k);
+  for (i = is_profile ? K_LIVE_HEAP_TYPES : K_COUNT; i < K_COUNT; i++) k[i] = Qundef;
+
+  /* First everything that allocates. */
+  pairs = sample_type_pairs(k[K_SAMPLE_TYPES]);
+  n = RARRAY_LEN(pairs);
+  handle->type_names = rb_ary_new_capa(n);
+  units = rb_ary_new_capa(n);
+  for (i = 0; i < n; i++) {
+    rb_ary_push(handle->type_names, RARRAY_AREF(RARRAY_AREF(pairs, i), 0));
+    rb_ary_push(units, RARRAY_AREF(RARRAY_AREF(pairs, i), 1));
+  }
+  rb_ary_freeze(handle->type_names);
+  if (k[K_PERIOD_TYPE] != Qundef && !NIL_P(k[K_PERIOD_TYPE])) {
+    period_type = RARRAY_AREF(sample_type_pairs(rb_ary_new_from_args(1, k[K_PERIOD_TYPE])), 0);
+  }
+  comments = strings_arg(k[K_COMMENTS], "comments");
+  default_type = srb_string_arg(k[K_DEFAULT_SAMPLE_TYPE], "default_sample_type");
+  drop = srb_string_arg(k[K_DROP_FRAMES], "drop_frames");
+  keep = srb_string_arg(k[K_KEEP_FRAMES], "keep_frames");
+
+  memset(&opts, 0, sizeof(opts));
+  types = ALLOCV_N(stackrec_value_type, types_buffer, n);
+  enabled = ALLOCV_N(bool, enabled_buffer, n);
+  comment_strs = ALLOCV_N(stackrec_str, comments_buffer, RARRAY_LEN(comments));
+  for (i = 0; i < n; i++) enabled[i] = true;
+  if (k[K_DISABLED] != Qundef && !NIL_P(k[K_DISABLED])) {
+    VALUE disabled = k[K_DISABLED];
+    if (!RB_TYPE_P(disabled, T_ARRAY)) disabled = rb_ary_new_from_args(1, disabled);
+    for (i = 0; i < RARRAY_LEN(disabled); i++) {
+      enabled[srb_type_offset(handle, RARRAY_AREF(disabled, i), "disabled")] = false;
+    }
+    RB_GC_GUARD(disabled);
+  }
+  live = names_arg(k[K_LIVE_HEAP_TYPES]);
+  if (!NIL_P(live)) {
+    size_t *offsets = ALLOCV_N(size_t, live_buffer, RARRAY_LEN(live));
+    fill_offsets(handle, live, "live_heap_types", offsets);
+    opts.live_heap_types = offsets;
+    opts.live_heap_types_len = (size_t)RARRAY_LEN(live);
+  }
+  opts.period = srb_int64_arg(k[K_PERIOD], "period");
+  opts.max_frames = srb_size_arg(k[K_MAX_FRAMES], "max_frames");
+  opts.max_memory_bytes = srb_size_arg(k[K_MAX_MEMORY_BYTES], "max_memory_bytes");
+  opts.max_output_bytes = srb_size_arg(k[K_MAX_OUTPUT_BYTES], "max_output_bytes");
+  opts.max_tracked_objects = srb_size_arg(k[K_MAX_TRACKED_OBJECTS], "max_tracked_objects");
+
+  /* Then the pointers. */
+  for (i = 0; i < n; i++) {
+    types[i].type = srb_str(RARRAY_AREF(handle->type_names, i));
+    types[i].unit = srb_str(RARRAY_AREF(units, i));
+  }
+  for (i = 0; i < RARRAY_LEN(comments); i++) comment_strs[i] = srb_str(RARRAY_AREF(comments, i));
+  opts.sample_types = types;
+  opts.sample_types_len = (size_t)n;
+  opts.sample_types_enabled = enabled;
+  if (!NIL_P(period_type)) {
+    opts.period_type.type = srb_str(RARRAY_AREF(period_type, 0));
+    opts.period_type.unit = srb_str(RARRAY_AREF(period_type, 1));
+  }
+  opts.default_sample_type = srb_str(default_type);
+  opts.comments = comment_strs;
+  opts.comments_len = (size_t)RARRAY_LEN(comments);
+  opts.drop_frames = srb_str(drop);
+  opts.keep_frames = srb_str(keep);
+  if (is_profile) {
+    CHECK(stackrec_profile_new(&opts, &handle->profile), "Profile.new");
+  } else {
+    CHECK(stackrec_recorder_new(&opts, &handle->recorder), "Recorder.new");
+  }
+  ALLOCV_END(live_buffer);
+  ALLOCV_END(comments_buffer);
+  ALLOCV_END(enabled_buffer);
+  ALLOCV_END(types_buffer);
+  RB_GC_GUARD(pairs);
+  RB_GC_GUARD(units);
+  RB_GC_GUARD(comments);
+  RB_GC_GUARD(period_type);
+  RB_GC_GUARD(default_type);
+  RB_GC_GUARD(drop);
+  RB_GC_GUARD(keep);
+  return self;
+}
+
+/* sample_types => [[name, unit], ...] as declared (disabled ones too). */
+static VALUE handle_sample_type_names(VALUE self) {
+  return srb_get_handle(self)->type_names;
+}
+
+/* ---- Recording ------------------------------------------------------------------ */
+
+static ID record_keywords[2]; /* labels:, timestamp: */
+
+static void add_sample(VALUE self, VALUE frames, VALUE values, VALUE labels,
+                       VALUE timestamp, const char *method) {
+  srb_handle *handle = srb_get_handle(self);
+  srb_sample sample;
+  stackrec_sample s;
+  stackrec_status status;
+  int64_t timestamp_ns = srb_timestamp_arg(timestamp);
+  SRB_SAMPLE_PREPARE(&sample, handle, frames, values, labels);
+  srb_sample_fill(&sample, handle);
+  memset(&s, 0, sizeof(s));
+  s.locations = sample.locations;
+  s.locations_len = sample.locations_len;
+  s.values = sample.value_array;
+  s.values_len = sample.values_len;
+  s.labels = sample.label_array;
+  s.labels_len = sample.labels_len;
+  s.timestamp_ns = timestamp_ns;
+  status = handle->profile ? stackrec_profile_add(handle->profile, &s)
+                           : stackrec_recorder_record(handle->recorder, &s);
+  srb_sample_release(&sample);
+  if (status != STACKREC_OK) srb_raise_status(status, method);
+}
+
+/* record(frames, values, labels: {}, timestamp: nil); Profile#add */
+static VALUE handle_record(int argc, VALUE *argv, VALUE self) {
+  VALUE frames, values, options, k[2];
+  rb_scan_args(argc, argv, "2:", &frames, &values, &options);
+  srb_keywords(options, 2, record_keywords, k);
+  add_sample(self, frames, values, k[0], k[1],
+             srb_get_handle(self)->profile ? "add" : "record");
+  return self;
+}
+
+/* StackRecorder#record_sample(frames, values, labels = {}) */
+static VALUE stack_recorder_record_sample(int argc, VALUE *argv, VALUE self) {
+  VALUE frames, values, labels;
+  rb_scan_args(argc, argv, "21", &frames, &values, &labels);
+  /* This surface takes values by name only. */
   if (!RB_TYPE_P(values, T_HASH)) {
     rb_raise(rb_eTypeError,
-             "values must be a Hash of sample type name => Integer, got "
-             "%+" PRIsVALUE,
-             values);
+             "values must be a Hash of sample type name => Integer, got %+" PRIsVALUE, values);
   }
-  if (NIL_P(labels)) labels = rb_hash_new();
-  if (!RB_TYPE_P(labels, T_HASH)) {
-    rb_raise(rb_eTypeError,
-             "labels must be a Hash of String => String or Integer, got "
-             "%+" PRIsVALUE,
-             labels);
-  }
-
-  /* All allocation first (see the top of this file). */
-  frame_count = RARRAY_LEN(frames);
-  locations = ALLOCV_N(stackrec_location, locations_buffer, frame_count);
-  label_args.labels =
-      ALLOCV_N(stackrec_label, labels_buffer, RHASH_SIZE(labels));
-  label_args.count = 0;
-
-  for (i = 0; i < frame_count; i++) {
-    VALUE frame = RARRAY_AREF(frames, i);
-    VALUE name, filename;
-    if (!RB_TYPE_P(frame, T_ARRAY) || RARRAY_LEN(frame) != 3) {
-      rb_raise(rb_eTypeError,
-               "frames[%ld] must be [name, filename, line], got %+" PRIsVALUE,
-               i, frame);
-    }
-    name = RARRAY_AREF(frame, 0);
-    filename = RARRAY_AREF(frame, 1);
-    if (!RB_TYPE_P(name, T_STRING) || !RB_TYPE_P(filename, T_STRING)) {
-      rb_raise(
-          rb_eTypeError,
-          "frames[%ld]: name and filename must be Strings, got %+" PRIsVALUE, i,
-          frame);
-    }
-    if (!RB_INTEGER_TYPE_P(RARRAY_AREF(frame, 2))) {
-      rb_raise(rb_eTypeError,
-               "frames[%ld]: line must be an Integer, got %+" PRIsVALUE, i,
-               RARRAY_AREF(frame, 2));
-    }
-    memset(&locations[i], 0, sizeof(locations[i]));
-    locations[i].function.name = str_of(name);
-    locations[i].function.filename = str_of(filename);
-    locations[i].line =
-        NUM2LL(RARRAY_AREF(frame, 2)); /* RangeError past 64 bits */
-  }
-  memset(&value_args, 0, sizeof(value_args));
-  rb_hash_foreach(values, value_entry, (VALUE)&value_args);
-  rb_hash_foreach(labels, label_entry, (VALUE)&label_args);
-
-  memset(&sample, 0, sizeof(sample));
-  sample.locations = locations;
-  sample.locations_len = (size_t)frame_count;
-  sample.values = value_args.values;
-  sample.values_len = SAMPLE_TYPE_COUNT;
-  sample.labels = label_args.labels;
-  sample.labels_len = label_args.count;
-  status = stackrec_recorder_record(recorder, &sample);
-  ALLOCV_END(labels_buffer);
-  ALLOCV_END(locations_buffer);
-  if (status != STACKREC_OK) raise_status(status, "record_sample");
+  add_sample(self, frames, values, labels, Qnil, "record_sample");
   return Qnil;
 }
 
-/* record_endpoint(local_root_span_id, endpoint) */
-static VALUE recorder_record_endpoint(VALUE self, VALUE span_id,
-                                      VALUE endpoint) {
-  stackrec_recorder *recorder = get_recorder(self);
+/* track(object_id, frames, values, labels: {}) */
+static VALUE recorder_track(int argc, VALUE *argv, VALUE self) {
+  VALUE object_id, frames, values, options, k[1];
+  srb_handle *handle = srb_get_handle(self);
+  srb_sample sample;
+  stackrec_sample s;
+  stackrec_status status;
+  uint64_t id;
+  rb_scan_args(argc, argv, "3:", &object_id, &frames, &values, &options);
+  srb_keywords(options, 1, record_keywords, k);
+  id = srb_uint64_arg(object_id, "object_id");
+  SRB_SAMPLE_PREPARE(&sample, handle, frames, values, k[0]);
+  srb_sample_fill(&sample, handle);
+  memset(&s, 0, sizeof(s));
+  s.locations = sample.locations;
+  s.locations_len = sample.locations_len;
+  s.values = sample.value_array;
+  s.values_len = sample.values_len;
+  s.labels = sample.label_array;
+  s.labels_len = sample.labels_len;
+  status = stackrec_recorder_track(handle->recorder, id, &s);
+  srb_sample_release(&sample);
+  if (status != STACKREC_OK) srb_raise_status(status, "track");
+  return self;
+}
+
+static VALUE recorder_untrack(VALUE self, VALUE object_id) {
+  srb_handle *handle = srb_get_handle(self);
+  CHECK(stackrec_recorder_untrack(handle->recorder, srb_uint64_arg(object_id, "object_id")),
+        "untrack");
+  return self;
+}
+
+/* ---- Endpoints ------------------------------------------------------------------ */
+
+/* record_endpoint(local_root_span_id, endpoint); Profile#set_endpoint */
+static VALUE handle_record_endpoint(VALUE self, VALUE span_id, VALUE endpoint) {
+  srb_handle *handle = srb_get_handle(self);
+  const char *method = handle->profile ? "set_endpoint" : "record_endpoint";
   stackrec_status status;
   if (!RB_INTEGER_TYPE_P(span_id)) {
-    rb_raise(rb_eTypeError,
-             "local_root_span_id must be an Integer, got %+" PRIsVALUE,
+    rb_raise(rb_eTypeError, "local_root_span_id must be an Integer, got %+" PRIsVALUE,
              span_id);
   }
   if (RTEST(rb_funcall(span_id, rb_intern("negative?"), 0))) {
-    rb_raise(rb_eArgError,
-             "local_root_span_id must be in 1..2**64-1, got %+" PRIsVALUE,
+    rb_raise(rb_eArgError, "local_root_span_id must be in 1..2**64-1, got %+" PRIsVALUE,
              span_id);
   }
   if (!RB_TYPE_P(endpoint, T_STRING)) {
-    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE,
-             endpoint);
+    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE, endpoint);
   }
-  status = stackrec_recorder_record_endpoint(recorder, NUM2ULL(span_id),
-                                             str_of(endpoint));
-  if (status != STACKREC_OK) raise_status(status, "record_endpoint");
+  status = handle->profile
+               ? stackrec_profile_set_endpoint(handle->profile, NUM2ULL(span_id),
+                                               srb_str(endpoint))
+               : stackrec_recorder_record_endpoint(handle->recorder, NUM2ULL(span_id),
+                                                   srb_str(endpoint));
+  if (status != STACKREC_OK) srb_raise_status(status, method);
   return Qnil;
 }
 
-/* #serialize: everything in serialize_call is plain C, as the part that
- * runs without the GVL may touch no Ruby object. */
-typedef struct {
-  recorder_data *data;
-  stackrec_encoded *encoded;
+/* add_endpoint_count(endpoint, value = 1) */
+static VALUE handle_add_endpoint_count(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE endpoint, value;
+  int64_t count;
   stackrec_status status;
-  char error[512];
-} serialize_call;
-
-static void *serialize_without_gvl(void *arg) {
-  serialize_call *call = arg;
-  call->status =
-      stackrec_recorder_serialize(call->data->recorder, NULL, &call->encoded);
-  if (call->status != STACKREC_OK) {
-    /* stackrec_last_error() is this thread's and lives until its next
-     * stackrec call; keep a copy for after the GVL is back. */
-    snprintf(call->error, sizeof(call->error), "%s: %s",
-             stackrec_status_name(call->status), stackrec_last_error());
+  rb_scan_args(argc, argv, "11", &endpoint, &value);
+  if (!RB_TYPE_P(endpoint, T_STRING)) {
+    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE, endpoint);
   }
-  return NULL;
+  count = NIL_P(value) ? 1 : srb_int64_arg(value, "value");
+  status = handle->profile
+               ? stackrec_profile_add_endpoint_count(handle->profile, srb_str(endpoint), count)
+               : stackrec_recorder_add_endpoint_count(handle->recorder, srb_str(endpoint),
+                                                      count);
+  if (status != STACKREC_OK) srb_raise_status(status, "add_endpoint_count");
+  return self;
 }
 
-static VALUE time_of(int64_t unix_ns) {
-  return rb_time_nano_new((time_t)(unix_ns / 1000000000),
-                          (long)(unix_ns % 1000000000));
-}
+/* ---- Upscaling --------------------------------------------------------------------- */
 
-static VALUE serialize_body(VALUE arg) {
-  serialize_call *call = (serialize_call *)arg;
-  VALUE start, finish, pprof;
-  /* No unblocking function: encoding cannot be cut short, and takes
-   * milliseconds. Pending interrupts (Thread#raise, #kill) are handled when
-   * it returns; the profile it made is then dropped by serialize_cleanup. */
-  rb_thread_call_without_gvl(serialize_without_gvl, call, NULL, NULL);
-  if (call->status != STACKREC_OK) {
-    return rb_ary_new_from_args(2, error_symbol, rb_str_new_cstr(call->error));
+enum { U_VALUES, U_LABEL, U_TOTAL_SAMPLED, U_TOTAL_REAL, U_SUM, U_COUNT,
+       U_SAMPLING_DISTANCE, U_KEYWORDS };
+static ID upscaling_keywords[U_KEYWORDS];
+
+/* add_upscaling_rule(:proportional | :poisson, values:, label: nil,
+ *   total_sampled:, total_real:, sum:, count:, sampling_distance:) */
+static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE kind, options, k[U_KEYWORDS], label_key = Qnil, label_value = Qnil, names;
+  VALUE offsets_buffer = 0;
+  stackrec_upscaling_rule rule;
+  stackrec_status status;
+
+  rb_scan_args(argc, argv, "1:", &kind, &options);
+  rb_get_kwargs(options, upscaling_keywords, 1, U_KEYWORDS - 1, k);
+  memset(&rule, 0, sizeof(rule));
+  if (kind == ID2SYM(rb_intern("proportional"))) {
+    rule.kind = STACKREC_UPSCALING_PROPORTIONAL;
+  } else if (kind == ID2SYM(rb_intern("poisson"))) {
+    rule.kind = STACKREC_UPSCALING_POISSON;
+  } else {
+    rb_raise(rb_eArgError, "kind must be :proportional or :poisson, got %+" PRIsVALUE, kind);
   }
-  start = time_of(stackrec_encoded_start_ns(call->encoded));
-  finish = time_of(stackrec_encoded_end_ns(call->encoded));
-  pprof = rb_str_new((const char *)stackrec_encoded_data(call->encoded),
-                     (long)stackrec_encoded_size(call->encoded));
-  return rb_ary_new_from_args(2, ok_symbol,
-                              rb_ary_new_from_args(3, start, finish, pprof));
-}
-
-static VALUE serialize_cleanup(VALUE arg) {
-  serialize_call *call = (serialize_call *)arg;
-  call->data->serializing--;
-  stackrec_encoded_free(call->encoded);
-  return Qnil;
-}
-
-/* serialize => [:ok, [start_time, finish_time, gzip'd pprof String]] or
- * [:error, message] */
-static VALUE recorder_serialize(VALUE self) {
-  serialize_call call;
-  memset(&call, 0, sizeof(call));
-  get_recorder(self);
-  call.data = get_data(self);
-  if (call.data->serializing_pid != getpid()) {
-    call.data->serializing = 0;
-    call.data->serializing_pid = getpid();
+  if (k[U_LABEL] != Qundef && !NIL_P(k[U_LABEL])) {
+    VALUE label = k[U_LABEL];
+    if (RB_TYPE_P(label, T_HASH) && RHASH_SIZE(label) == 1) {
+      label = RARRAY_AREF(rb_funcall(label, rb_intern("to_a"), 0), 0);
+    }
+    if (!RB_TYPE_P(label, T_ARRAY) || RARRAY_LEN(label) != 2 ||
+        !RB_TYPE_P(RARRAY_AREF(label, 0), T_STRING) ||
+        !(RB_TYPE_P(RARRAY_AREF(label, 1), T_STRING) ||
+          RB_INTEGER_TYPE_P(RARRAY_AREF(label, 1)))) {
+      rb_raise(rb_eTypeError,
+               "label must be {key => String or Integer} or [key, value], got %+" PRIsVALUE,
+               k[U_LABEL]);
+    }
+    label_key = RARRAY_AREF(label, 0);
+    label_value = RARRAY_AREF(label, 1);
   }
-  call.data->serializing++;
-  return rb_ensure(serialize_body, (VALUE)&call, serialize_cleanup,
-                   (VALUE)&call);
+  names = names_arg(k[U_VALUES]);
+  if (!NIL_P(names)) {
+    size_t *offsets = ALLOCV_N(size_t, offsets_buffer, RARRAY_LEN(names));
+    fill_offsets(handle, names, "values", offsets);
+    rule.value_offsets = offsets;
+    rule.value_offsets_len = (size_t)RARRAY_LEN(names);
+  }
+  rule.total_sampled = srb_uint64_arg(k[U_TOTAL_SAMPLED], "total_sampled");
+  rule.total_real = srb_uint64_arg(k[U_TOTAL_REAL], "total_real");
+  if (k[U_SUM] != Qundef) rule.sum_value_offset = srb_type_offset(handle, k[U_SUM], "sum");
+  if (k[U_COUNT] != Qundef) {
+    rule.count_value_offset = srb_type_offset(handle, k[U_COUNT], "count");
+  }
+  rule.sampling_distance = srb_uint64_arg(k[U_SAMPLING_DISTANCE], "sampling_distance");
+  if (!NIL_P(label_key)) {
+    rule.label_key = srb_str(label_key);
+    if (RB_TYPE_P(label_value, T_STRING)) {
+      rule.label_str = srb_str(label_value);
+    } else {
+      rule.label_num = NUM2LL(label_value);
+    }
+  }
+  status = handle->profile
+               ? stackrec_profile_add_upscaling_rule(handle->profile, &rule)
+               : stackrec_recorder_add_upscaling_rule(handle->recorder, &rule);
+  ALLOCV_END(offsets_buffer);
+  RB_GC_GUARD(label_key);
+  RB_GC_GUARD(label_value);
+  RB_GC_GUARD(names);
+  if (status != STACKREC_OK) srb_raise_status(status, "add_upscaling_rule");
+  return self;
+}
+
+/* ---- Recording by id ----------------------------------------------------------- */
+
+static ID mapping_keywords[5], function_keywords[4], location_keywords[5], ids_keywords[4];
+
+#define INTERN(handle, what, arg, id)                                          \
+  ((handle)->profile ? stackrec_profile_intern_##what((handle)->profile, arg, id) \
+                     : stackrec_recorder_intern_##what((handle)->recorder, arg, id))
+
+/* intern_mapping(memory_start: 0, memory_limit: 0, file_offset: 0,
+ *   filename: nil, build_id: nil) => Integer id */
+static VALUE handle_intern_mapping(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE options, k[5], filename, build_id;
+  stackrec_mapping mapping;
+  uint32_t id = 0;
+  rb_scan_args(argc, argv, ":", &options);
+  srb_keywords(options, 5, mapping_keywords, k);
+  filename = srb_string_arg(k[3], "filename");
+  build_id = srb_string_arg(k[4], "build_id");
+  memset(&mapping, 0, sizeof(mapping));
+  mapping.memory_start = srb_uint64_arg(k[0], "memory_start");
+  mapping.memory_limit = srb_uint64_arg(k[1], "memory_limit");
+  mapping.file_offset = srb_uint64_arg(k[2], "file_offset");
+  mapping.filename = srb_str(filename);
+  mapping.build_id = srb_str(build_id);
+  CHECK(INTERN(handle, mapping, &mapping, &id), "intern_mapping");
+  RB_GC_GUARD(filename);
+  RB_GC_GUARD(build_id);
+  return UINT2NUM(id);
+}
+
+/* intern_function(name: nil, system_name: nil, filename: nil, start_line: 0) */
+static VALUE handle_intern_function(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE options, k[4], name, system_name, filename;
+  stackrec_function function;
+  uint32_t id = 0;
+  rb_scan_args(argc, argv, ":", &options);
+  srb_keywords(options, 4, function_keywords, k);
+  name = srb_string_arg(k[0], "name");
+  system_name = srb_string_arg(k[1], "system_name");
+  filename = srb_string_arg(k[2], "filename");
+  memset(&function, 0, sizeof(function));
+  function.start_line = srb_int64_arg(k[3], "start_line");
+  function.name = srb_str(name);
+  function.system_name = srb_str(system_name);
+  function.filename = srb_str(filename);
+  CHECK(INTERN(handle, function, &function, &id), "intern_function");
+  RB_GC_GUARD(name);
+  RB_GC_GUARD(system_name);
+  RB_GC_GUARD(filename);
+  return UINT2NUM(id);
+}
+
+static uint32_t id_arg(VALUE value, const char *what) {
+  uint64_t id = srb_uint64_arg(value, what);
+  if (id > UINT32_MAX) rb_raise(rb_eRangeError, "%s is not an id: %" PRIsVALUE, what, value);
+  return (uint32_t)id;
+}
+
+/* intern_location(function: 0, mapping: 0, address: 0, line: 0, inlined: false) */
+static VALUE handle_intern_location(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE options, k[5];
+  stackrec_interned_location location;
+  uint32_t id = 0;
+  rb_scan_args(argc, argv, ":", &options);
+  srb_keywords(options, 5, location_keywords, k);
+  memset(&location, 0, sizeof(location));
+  location.function_id = id_arg(k[0], "function");
+  location.mapping_id = id_arg(k[1], "mapping");
+  location.address = srb_uint64_arg(k[2], "address");
+  location.line = srb_int64_arg(k[3], "line");
+  location.inlined = srb_bool_arg(k[4], "inlined");
+  CHECK(INTERN(handle, location, &location, &id), "intern_location");
+  return UINT2NUM(id);
+}
+
+static void check_id_array(VALUE ids, const char *what) {
+  if (!RB_TYPE_P(ids, T_ARRAY)) {
+    rb_raise(rb_eTypeError, "%s must be an Array of Integer ids, got %+" PRIsVALUE, what, ids);
+  }
+}
+
+static void fill_ids(VALUE ids, const char *what, uint32_t *out) {
+  long i;
+  char element[64];
+  for (i = 0; i < RARRAY_LEN(ids); i++) {
+    snprintf(element, sizeof(element), "%s[%ld]", what, i);
+    out[i] = id_arg(RARRAY_AREF(ids, i), element);
+  }
+}
+
+/* intern_stack(location_ids) => Integer id; leaf first */
+static VALUE handle_intern_stack(VALUE self, VALUE location_ids) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE buffer = 0;
+  size_t len;
+  uint32_t id = 0, *ids;
+  stackrec_status status;
+  check_id_array(location_ids, "location_ids");
+  len = (size_t)RARRAY_LEN(location_ids);
+  ids = ALLOCV_N(uint32_t, buffer, len);
+  fill_ids(location_ids, "location_ids", ids);
+  status = handle->profile ? stackrec_profile_intern_stack(handle->profile, ids, len, &id)
+                           : stackrec_recorder_intern_stack(handle->recorder, ids, len, &id);
+  ALLOCV_END(buffer);
+  if (status != STACKREC_OK) srb_raise_status(status, "intern_stack");
+  return UINT2NUM(id);
+}
+
+/* intern_labels({"key" => value, ...}) => Integer id */
+static VALUE handle_intern_labels(VALUE self, VALUE labels) {
+  srb_handle *handle = srb_get_handle(self);
+  VALUE buffer = 0;
+  size_t len;
+  uint32_t id = 0;
+  stackrec_label *array;
+  stackrec_status status;
+  labels = srb_labels_prepare(labels);
+  array = ALLOCV_N(stackrec_label, buffer, RHASH_SIZE(labels));
+  len = srb_labels_fill(labels, array);
+  status = handle->profile
+               ? stackrec_profile_intern_labels(handle->profile, array, len, &id)
+               : stackrec_recorder_intern_labels(handle->recorder, array, len, &id);
+  ALLOCV_END(buffer);
+  RB_GC_GUARD(labels);
+  if (status != STACKREC_OK) srb_raise_status(status, "intern_labels");
+  return UINT2NUM(id);
+}
+
+/* record_ids(values, stack: id | locations: [ids], labels: id | {...},
+ *   timestamp: nil); Profile#add_ids */
+static VALUE handle_record_ids(int argc, VALUE *argv, VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  const char *method = handle->profile ? "add_ids" : "record_ids";
+  VALUE values, options, k[4], labels = Qnil;
+  VALUE ids_buffer = 0;
+  srb_sample sample;
+  stackrec_id_sample s;
+  stackrec_status status;
+
+  rb_scan_args(argc, argv, "1:", &values, &options);
+  srb_keywords(options, 4, ids_keywords, k);
+  memset(&s, 0, sizeof(s));
+  s.timestamp_ns = srb_timestamp_arg(k[3]);
+  if (k[0] != Qundef && !NIL_P(k[0])) s.stack_id = id_arg(k[0], "stack");
+  if (k[2] != Qundef && RB_INTEGER_TYPE_P(k[2])) {
+    s.labels_id = id_arg(k[2], "labels");
+  } else {
+    labels = k[2] == Qundef ? Qnil : k[2];
+  }
+  SRB_SAMPLE_PREPARE(&sample, handle, rb_ary_new(), values, labels);
+  if (k[1] != Qundef && !NIL_P(k[1])) {
+    uint32_t *ids;
+    check_id_array(k[1], "locations");
+    ids = ALLOCV_N(uint32_t, ids_buffer, RARRAY_LEN(k[1]));
+    s.location_ids = ids;
+    s.location_ids_len = (size_t)RARRAY_LEN(k[1]);
+  }
+  if (s.location_ids != NULL) fill_ids(k[1], "locations", (uint32_t *)s.location_ids);
+  srb_sample_fill(&sample, handle);
+  s.values = sample.value_array;
+  s.values_len = sample.values_len;
+  s.labels = sample.label_array;
+  s.labels_len = sample.labels_len;
+  status = handle->profile ? stackrec_profile_add_ids(handle->profile, &s)
+                           : stackrec_recorder_record_ids(handle->recorder, &s);
+  ALLOCV_END(ids_buffer);
+  srb_sample_release(&sample);
+  if (status != STACKREC_OK) srb_raise_status(status, method);
+  return self;
+}
+
+static VALUE handle_forget_ids(VALUE self) {
+  srb_handle *handle = srb_get_handle(self);
+  CHECK(handle->profile ? stackrec_profile_forget_ids(handle->profile)
+                        : stackrec_recorder_forget_ids(handle->recorder),
+        "forget_ids");
+  return self;
+}
+
+/* ---- Resets and stats ----------------------------------------------------------- */
+
+/* Profile#reset: drops what was recorded; the interval starts anew. */
+static VALUE profile_reset(VALUE self) {
+  CHECK(stackrec_profile_reset(srb_get_handle(self)->profile), "reset");
+  return self;
 }
 
 /* reset_after_fork: in a fork child, before anything else */
 static VALUE recorder_reset_after_fork(VALUE self) {
-  recorder_data *data = get_data(self);
-  stackrec_status status;
-  get_recorder(self);
+  srb_handle *handle = srb_get_handle(self);
   /* A #serialize of this process still running means this is not a fresh
    * fork child, and stackrec requires reset_after_fork to overlap no other
    * call. A #serialize the parent was running at the fork does not count. */
-  if (serializing_here(data) > 0) {
-    rb_raise(error_class,
+  if (srb_serializing_here(handle) > 0) {
+    rb_raise(srb_eError,
              "reset_after_fork: a #serialize is running in another thread of "
              "this process; call reset_after_fork in a fork child only");
   }
-  status = stackrec_recorder_reset_after_fork(data->recorder);
-  if (status != STACKREC_OK) raise_status(status, "reset_after_fork");
-  data->serializing = 0;
-  data->serializing_pid = getpid();
+  CHECK(stackrec_recorder_reset_after_fork(handle->recorder), "reset_after_fork");
+  handle->serializing = 0;
+  handle->serializing_pid = getpid();
   return Qtrue;
 }
 
 /* stats => {samples_recorded: ..., serializations_ok: ..., ...} */
 static VALUE recorder_stats(VALUE self) {
   stackrec_stats stats;
-  stackrec_status status;
-  VALUE hash;
-  status = stackrec_recorder_stats(get_recorder(self), &stats);
-  if (status != STACKREC_OK) raise_status(status, "stats");
-  hash = rb_hash_new();
+  VALUE hash = rb_hash_new();
+  CHECK(stackrec_recorder_stats(srb_get_handle(self)->recorder, &stats), "stats");
 #define STACKREC_STAT(field, convert) \
   rb_hash_aset(hash, ID2SYM(rb_intern(#field)), convert(stats.field))
   STACKREC_STAT(last_samples_recorded, ULL2NUM);
@@ -453,43 +729,109 @@ static VALUE recorder_stats(VALUE self) {
   STACKREC_STAT(samples_truncated, ULL2NUM);
   STACKREC_STAT(samples_over_memory, ULL2NUM);
   STACKREC_STAT(samples_left_out_of_output, ULL2NUM);
+  STACKREC_STAT(objects_tracked, ULL2NUM);
+  STACKREC_STAT(objects_not_tracked, ULL2NUM);
 #undef STACKREC_STAT
   return hash;
 }
 
-RUBY_FUNC_EXPORTED void Init_stackrec_ruby(void) {
-  VALUE stackrec = rb_define_module("Stackrec");
-  VALUE recorder_class =
-      rb_define_class_under(stackrec, "StackRecorder", rb_cObject);
-  VALUE sample_types = rb_ary_new();
+/* Stackrec._status_name(code) => "STACKREC_BUSY"; errors.rb wraps it. */
+static VALUE module_status_name(VALUE module, VALUE code) {
+  (void)module;
+  return rb_str_new_cstr(stackrec_status_name((stackrec_status)NUM2INT(code)));
+}
+
+/* ---- Init -------------------------------------------------------------------------- */
+
+static void intern_all(ID *ids, int count, const char *const *names) {
+  int i;
+  for (i = 0; i < count; i++) ids[i] = rb_intern(names[i]);
+}
+
+void srb_init_handle(VALUE module) {
+  static const char *const new_names[K_COUNT] = {
+      "sample_types", "disabled", "period_type", "period", "max_frames",
+      "max_memory_bytes", "max_output_bytes", "default_sample_type", "comments",
+      "drop_frames", "keep_frames", "live_heap_types", "max_tracked_objects"};
+  static const char *const record_names[2] = {"labels", "timestamp"};
+  static const char *const upscaling_names[U_KEYWORDS] = {
+      "values", "label", "total_sampled", "total_real", "sum", "count", "sampling_distance"};
+  static const char *const mapping_names[5] = {"memory_start", "memory_limit", "file_offset",
+                                               "filename", "build_id"};
+  static const char *const function_names[4] = {"name", "system_name", "filename",
+                                                "start_line"};
+  static const char *const location_names[5] = {"function", "mapping", "address", "line",
+                                                "inlined"};
+  static const char *const ids_names[4] = {"stack", "locations", "labels", "timestamp"};
+  VALUE cRecorder, cStackRecorder, classes[3];
   int i;
 
-  error_class = rb_define_class_under(stackrec, "Error", rb_eStandardError);
-  ok_symbol = ID2SYM(rb_intern("ok"));
-  error_symbol = ID2SYM(rb_intern("error"));
+  intern_all(new_keywords, K_COUNT, new_names);
+  intern_all(record_keywords, 2, record_names);
+  intern_all(upscaling_keywords, U_KEYWORDS, upscaling_names);
+  intern_all(mapping_keywords, 5, mapping_names);
+  intern_all(function_keywords, 4, function_names);
+  intern_all(location_keywords, 5, location_names);
+  intern_all(ids_keywords, 4, ids_names);
+  id_status = rb_intern("@status");
 
-  for (i = 0; i < SAMPLE_TYPE_COUNT; i++) {
-    rb_ary_push(sample_types,
-                rb_ary_freeze(rb_ary_new_from_args(
-                    2, rb_str_freeze(rb_str_new_cstr(type_names[i])),
-                    rb_str_freeze(rb_str_new_cstr(type_units[i])))));
+  srb_eError = rb_define_class_under(module, "Error", rb_eStandardError);
+  eInvalidArgument = rb_define_class_under(module, "InvalidArgument", rb_eArgError);
+  eLimitExceeded = rb_define_class_under(module, "LimitExceeded", srb_eError);
+  eBusy = rb_define_class_under(module, "Busy", srb_eError);
+  eInternal = rb_define_class_under(module, "InternalError", srb_eError);
+  eUnsupported = rb_define_class_under(module, "Unsupported", srb_eError);
+  rb_define_singleton_method(module, "_status_name", module_status_name, 1);
+  rb_define_const(module, "LIBRARY_VERSION_NUMBER", INT2NUM(stackrec_version_number()));
+
+  cProfile = rb_define_class_under(module, "Profile", rb_cObject);
+  cRecorder = rb_define_class_under(module, "Recorder", rb_cObject);
+  cStackRecorder = rb_define_class_under(module, "StackRecorder", rb_cObject);
+  classes[0] = cProfile;
+  classes[1] = cRecorder;
+  classes[2] = cStackRecorder;
+  for (i = 0; i < 3; i++) {
+    rb_define_alloc_func(classes[i], handle_alloc);
+    rb_define_method(classes[i], "initialize_copy", handle_initialize_copy, 1);
   }
-  /* [[type, unit], ...] in the order pprof's sample_type lists them. */
-  rb_define_const(recorder_class, "SAMPLE_TYPES", rb_ary_freeze(sample_types));
-  rb_define_const(stackrec, "LIBRARY_VERSION_NUMBER",
-                  INT2NUM(stackrec_version_number()));
 
-  rb_define_alloc_func(recorder_class, recorder_alloc);
-  rb_define_private_method(recorder_class, "_native_initialize",
-                           recorder_initialize, 2);
-  rb_define_private_method(recorder_class, "_native_record_sample",
-                           recorder_record_sample, 3);
-  rb_define_method(recorder_class, "initialize_copy", recorder_initialize_copy,
-                   1);
-  rb_define_method(recorder_class, "record_endpoint", recorder_record_endpoint,
-                   2);
-  rb_define_method(recorder_class, "serialize", recorder_serialize, 0);
-  rb_define_method(recorder_class, "reset_after_fork",
-                   recorder_reset_after_fork, 0);
-  rb_define_method(recorder_class, "stats", recorder_stats, 0);
+  /* Profile and Recorder: the whole C API. */
+  for (i = 0; i < 2; i++) {
+    VALUE c = classes[i];
+    rb_define_method(c, "initialize", handle_initialize, -1);
+    rb_define_method(c, "sample_type_names", handle_sample_type_names, 0);
+    rb_define_method(c, i == 0 ? "add" : "record", handle_record, -1);
+    rb_define_method(c, i == 0 ? "set_endpoint" : "record_endpoint", handle_record_endpoint, 2);
+    rb_define_method(c, "add_endpoint_count", handle_add_endpoint_count, -1);
+    rb_define_method(c, "add_upscaling_rule", handle_add_upscaling_rule, -1);
+    rb_define_method(c, "intern_mapping", handle_intern_mapping, -1);
+    rb_define_method(c, "intern_function", handle_intern_function, -1);
+    rb_define_method(c, "intern_location", handle_intern_location, -1);
+    rb_define_method(c, "intern_stack", handle_intern_stack, 1);
+    rb_define_method(c, "intern_labels", handle_intern_labels, 1);
+    rb_define_method(c, i == 0 ? "add_ids" : "record_ids", handle_record_ids, -1);
+    rb_define_method(c, "forget_ids", handle_forget_ids, 0);
+  }
+  rb_define_method(cProfile, "reset", profile_reset, 0);
+  rb_define_method(cRecorder, "track", recorder_track, -1);
+  rb_define_method(cRecorder, "untrack", recorder_untrack, 1);
+
+  /* Recorder and StackRecorder. */
+  for (i = 1; i < 3; i++) {
+    rb_define_method(classes[i], "reset_after_fork", recorder_reset_after_fork, 0);
+    rb_define_method(classes[i], "stats", recorder_stats, 0);
+  }
+
+  /* StackRecorder: the surface of the StackRecorder in Datadog's profiler;
+   * lib/stackrec/stack_recorder.rb has the rest. */
+  rb_define_private_method(cStackRecorder, "_native_initialize", handle_initialize, -1);
+  rb_define_method(cStackRecorder, "record_sample", stack_recorder_record_sample, -1);
+  rb_define_method(cStackRecorder, "record_endpoint", handle_record_endpoint, 2);
+}
+
+RUBY_FUNC_EXPORTED void Init_stackrec_ruby(void) {
+  VALUE module = rb_define_module("Stackrec");
+  srb_init_convert();
+  srb_init_handle(module);
+  srb_init_serialize(module);
 }
