@@ -18,12 +18,13 @@ require_relative "lib/stackrec/version"
 Gem::Specification.new do |spec|
   spec.name = "stackrec"
   spec.version = Stackrec::VERSION
-  spec.summary = "stackrec for Ruby: pprof and OTLP profiles"
+  spec.summary = "stackrec for Ruby: pprof and OTLP profiles, and an allocation and heap profiler"
   spec.description = <<~TEXT
     Ruby bindings of stackrec, a library that aggregates stack samples and
     encodes them as pprof or OpenTelemetry profiles: concurrent recorders,
     endpoints, upscaling, recording by id, live-heap tracking, budgets and
-    compression choices.
+    compression choices; and a heap profiler that samples Ruby's object
+    allocations and keeps the live ones in the profile.
   TEXT
   spec.authors = ["The stackrec Authors"]
   spec.licenses = ["Apache-2.0", "BSD-3-Clause"]

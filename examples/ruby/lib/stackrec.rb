@@ -8,6 +8,8 @@
 #   periodic serialization; the whole C API, with keyword arguments.
 # - Stackrec::Profile: the single-threaded aggregate, with the same methods
 #   under the C API's names (add, set_endpoint, add_ids, reset).
+# - Stackrec::HeapProfiler (heap_profiler.rb): samples object allocations
+#   and keeps the live ones in the recorder's heap profile.
 # - Stackrec::StackRecorder (stack_recorder.rb): the surface of the
 #   StackRecorder in Datadog's Ruby profiler, kept as it was.
 # - Stackrec::Encoded (encoded.rb): what #serialize returns.
@@ -21,3 +23,4 @@ require "stackrec/errors"
 require "stackrec/encoded"
 require "stackrec/recorder"
 require "stackrec/stack_recorder"
+require "stackrec/heap_profiler"

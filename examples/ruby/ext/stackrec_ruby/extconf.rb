@@ -43,6 +43,10 @@ unless try_compile("#include <stackrec/stackrec.h>\n" \
   abort "stackrec: the gem needs stackrec 1.1 or later; pkg-config found " \
         "#{pkg_config('stackrec', 'modversion')}"
 end
+# The heap profiler measures objects as ObjectSpace.memsize_of does.
+unless have_func("rb_obj_memsize_of")
+  abort "stackrec: this Ruby's libruby does not export rb_obj_memsize_of"
+end
 
 # Ruby loads the extension with dlopen(), which must then find
 # libstackrec.so.1 without LD_LIBRARY_PATH: record where pkg-config found it.

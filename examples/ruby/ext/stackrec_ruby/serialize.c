@@ -33,8 +33,8 @@ typedef struct {
   stackrec_encoded *encoded;
   stackrec_status status;
   /* stackrec_last_error() is this thread's until its next stackrec call, and
-   * the interrupts Ruby runs when the GVL is back may make one (a postponed
-   * job): keep a copy. */
+   * the interrupts Ruby runs when the GVL is back may make one (the heap
+   * profiler's postponed job): keep a copy. */
   char error[4096];
 } serialize_call;
 

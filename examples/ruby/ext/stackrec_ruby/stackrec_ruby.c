@@ -8,7 +8,8 @@
  * struct, so each method that both a profile and a recorder have is written
  * once and calls whichever handle `self` owns; the Ruby names follow the C
  * ones (Profile#add, Recorder#record). stackrec_ruby.h has the rules every
- * file follows; serialize.c serializes.
+ * file follows; serialize.c serializes and heap_profiler.c samples
+ * allocations.
  *
  * Recording holds the GVL, so Ruby's fork (which takes the GVL) never
  * happens in the middle of a record; only a #serialize can be in flight.
@@ -834,4 +835,5 @@ RUBY_FUNC_EXPORTED void Init_stackrec_ruby(void) {
   srb_init_convert();
   srb_init_handle(module);
   srb_init_serialize(module);
+  srb_init_heap_profiler(module);
 }

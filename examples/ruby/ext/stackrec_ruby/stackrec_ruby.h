@@ -122,9 +122,10 @@ void srb_keywords(VALUE hash, int count, const ID *ids, VALUE *values);
 void srb_init_convert(void);
 void srb_init_handle(VALUE module);
 void srb_init_serialize(VALUE module);
+void srb_init_heap_profiler(VALUE module);
 
-/* The serialization Ruby sees; defined in serialize.c. `options` is a
- * keyword Hash (or nil). */
+/* The serialization Ruby sees; defined in serialize.c, used by the heap
+ * profiler too. `options` is a keyword Hash (or nil). */
 VALUE srb_serialize(VALUE self, VALUE options);
 
 #endif /* STACKREC_RUBY_H_ */
