@@ -260,6 +260,22 @@ class RecorderTest < Minitest::Test
     assert_raises(ArgumentError) { Stackrec::Profile.new(sample_types: TYPES, live_heap_types: ["x"]) }
   end
 
+  def test_a_profile_has_every_call_a_recorder_has
+    profile = Stackrec::Profile.new(sample_types: TYPES)
+    profile.add_upscaling_rule(:proportional, values: ["cpu-samples"], total_sampled: 1, total_real: 3)
+    mapping = profile.intern_mapping(memory_start: 0x1000, memory_limit: 0x2000, filename: "/bin/app")
+    location = profile.intern_location(function: profile.intern_function(name: "main"), mapping: mapping,
+                                       address: 0x1100)
+    profile.add_ids({"cpu-samples" => 1}, locations: [location], labels: profile.intern_labels({"k" => "v"}))
+    profile.add_endpoint_count("GET /", 4)
+    encoded = profile.serialize
+    assert_equal({"GET /" => 4}, encoded.endpoint_counts)
+    sample = decode(encoded.data).samples.first
+    assert_equal [[["main", "", 0]], 3, {"k" => "v"}], [sample.frames, sample.values["cpu-samples"], sample.labels]
+    profile.forget_ids
+    assert_raises(Stackrec::InvalidArgument) { profile.add_ids({"cpu-samples" => 1}, locations: [location]) }
+  end
+
   def test_stats_count_what_the_recorder_did
     @recorder.record(SHOW, {"cpu-samples" => 1})
     assert_raises(Stackrec::InvalidArgument) { @recorder.record([["\xff".b, "a.rb", 1]], {}) }
