@@ -6,15 +6,23 @@
  * (prepare may allocate, fill may not) are why a sample is built in two
  * calls; stackrec_ruby.h says why that matters.
  */
-#include "stackrec_ruby.h"
-
 #include <string.h>
+
+#include "stackrec_ruby.h"
 
 static VALUE location_class; /* Thread::Backtrace::Location */
 static ID id_label, id_path, id_lineno;
 static ID frame_keys[8], mapping_keys[5];
-enum { F_NAME, F_FILENAME, F_LINE, F_SYSTEM_NAME, F_START_LINE, F_ADDRESS,
-       F_INLINED, F_MAPPING };
+enum {
+  F_NAME,
+  F_FILENAME,
+  F_LINE,
+  F_SYSTEM_NAME,
+  F_START_LINE,
+  F_ADDRESS,
+  F_INLINED,
+  F_MAPPING
+};
 enum { M_MEMORY_START, M_MEMORY_LIMIT, M_FILE_OFFSET, M_FILENAME, M_BUILD_ID };
 /* A Hash frame becomes this Array, in the order of the enum above, with the
  * mapping's five fields after it. */
@@ -88,13 +96,12 @@ NORETURN(static void raise_unknown_type(const srb_handle *handle, VALUE name,
 static void raise_unknown_type(const srb_handle *handle, VALUE name,
                                const char *what) {
   VALUE known = rb_ary_join(handle->type_names, rb_str_new_cstr(", "));
-  rb_raise(rb_eArgError, "%s: unknown sample type %+" PRIsVALUE
-           " (known: %" PRIsVALUE ")",
+  rb_raise(rb_eArgError,
+           "%s: unknown sample type %+" PRIsVALUE " (known: %" PRIsVALUE ")",
            what, name, known);
 }
 
-size_t srb_type_offset(const srb_handle *handle, VALUE name,
-                       const char *what) {
+size_t srb_type_offset(const srb_handle *handle, VALUE name, const char *what) {
   VALUE string = name;
   long offset;
   if (RB_SYMBOL_P(name)) {
@@ -116,8 +123,8 @@ int64_t srb_timestamp_arg(VALUE value) {
   if (rb_obj_is_kind_of(value, rb_cTime)) {
     struct timespec ts = rb_time_timespec(value);
     if (ts.tv_sec < 0) {
-      rb_raise(rb_eArgError, "timestamp must not be before 1970, got %+" PRIsVALUE,
-               value);
+      rb_raise(rb_eArgError,
+               "timestamp must not be before 1970, got %+" PRIsVALUE, value);
     }
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
   }
@@ -133,7 +140,8 @@ void srb_keywords(VALUE hash, int count, const ID *ids, VALUE *values) {
   rb_get_kwargs(hash, ids, 0, count, values);
 }
 
-/* ---- Frames ------------------------------------------------------------------ */
+/* ---- Frames
+ * ------------------------------------------------------------------ */
 
 /* A Hash frame, checked, as its canonical Array (allocates). */
 static VALUE canonical_frame(VALUE frame, long i) {
@@ -144,8 +152,9 @@ static VALUE canonical_frame(VALUE frame, long i) {
   rb_get_kwargs(rb_hash_dup(frame), frame_keys, 0, 8, fields);
   if (fields[F_MAPPING] != Qundef && !NIL_P(fields[F_MAPPING])) {
     if (!RB_TYPE_P(fields[F_MAPPING], T_HASH)) {
-      rb_raise(rb_eTypeError, "frames[%ld][:mapping] must be a Hash, got %+" PRIsVALUE,
-               i, fields[F_MAPPING]);
+      rb_raise(rb_eTypeError,
+               "frames[%ld][:mapping] must be a Hash, got %+" PRIsVALUE, i,
+               fields[F_MAPPING]);
     }
     rb_get_kwargs(rb_hash_dup(fields[F_MAPPING]), mapping_keys, 0, 5, mapping);
   }
@@ -164,8 +173,10 @@ static VALUE canonical_frame(VALUE frame, long i) {
     } else {
       snprintf(what, sizeof(what), "frames[%ld][:%s]", i,
                rb_id2name(frame_keys[k]));
-      if (!NIL_P(v)) check_integer(v, what);
-      else v = INT2FIX(0);
+      if (!NIL_P(v))
+        check_integer(v, what);
+      else
+        v = INT2FIX(0);
     }
     rb_ary_push(canonical, v);
   }
@@ -219,10 +230,11 @@ static void fill_location(stackrec_location *location, VALUE frame, long i) {
   memset(location, 0, sizeof(*location));
   if (!RB_TYPE_P(frame, T_ARRAY) ||
       (RARRAY_LEN(frame) != 3 && RARRAY_LEN(frame) != CANONICAL_LEN)) {
-    rb_raise(rb_eTypeError,
-             "frames[%ld] must be [name, filename, line], got %+" PRIsVALUE
-             " (or a Thread::Backtrace::Location, or a Hash of location fields)",
-             i, frame);
+    rb_raise(
+        rb_eTypeError,
+        "frames[%ld] must be [name, filename, line], got %+" PRIsVALUE
+        " (or a Thread::Backtrace::Location, or a Hash of location fields)",
+        i, frame);
   }
   name = RARRAY_AREF(frame, 0);
   filename = RARRAY_AREF(frame, 1);
@@ -250,12 +262,15 @@ static void fill_location(stackrec_location *location, VALUE frame, long i) {
         NUM2ULL(RARRAY_AREF(frame, F_MAPPING + M_MEMORY_LIMIT));
     location->mapping.file_offset =
         NUM2ULL(RARRAY_AREF(frame, F_MAPPING + M_FILE_OFFSET));
-    location->mapping.filename = srb_str(RARRAY_AREF(frame, F_MAPPING + M_FILENAME));
-    location->mapping.build_id = srb_str(RARRAY_AREF(frame, F_MAPPING + M_BUILD_ID));
+    location->mapping.filename =
+        srb_str(RARRAY_AREF(frame, F_MAPPING + M_FILENAME));
+    location->mapping.build_id =
+        srb_str(RARRAY_AREF(frame, F_MAPPING + M_BUILD_ID));
   }
 }
 
-/* ---- Labels ------------------------------------------------------------------ */
+/* ---- Labels
+ * ------------------------------------------------------------------ */
 
 static void check_labels(VALUE labels) {
   if (!RB_TYPE_P(labels, T_HASH)) {
@@ -319,7 +334,8 @@ size_t srb_labels_fill(VALUE labels, stackrec_label *out) {
   return args.count;
 }
 
-/* ---- Values -------------------------------------------------------------------- */
+/* ---- Values
+ * -------------------------------------------------------------------- */
 
 typedef struct {
   const srb_handle *handle;
@@ -362,17 +378,18 @@ static void fill_values(srb_sample *sample, const srb_handle *handle) {
   for (i = 0; i < (long)sample->values_len; i++) {
     VALUE v = RARRAY_AREF(sample->values, i);
     if (!RB_INTEGER_TYPE_P(v)) {
-      rb_raise(rb_eTypeError, "values[%ld] must be an Integer, got %+" PRIsVALUE,
-               i, v);
+      rb_raise(rb_eTypeError,
+               "values[%ld] must be an Integer, got %+" PRIsVALUE, i, v);
     }
     sample->value_array[i] = NUM2LL(v);
   }
 }
 
-/* ---- Samples ----------------------------------------------------------------- */
+/* ---- Samples
+ * ----------------------------------------------------------------- */
 
 void srb_sample_check(srb_sample *sample, const srb_handle *handle,
-                        VALUE frames, VALUE values, VALUE labels) {
+                      VALUE frames, VALUE values, VALUE labels) {
   memset(sample, 0, sizeof(*sample));
   sample->frames = prepare_frames(frames);
   if (RB_TYPE_P(values, T_HASH)) {
@@ -412,8 +429,8 @@ void srb_sample_release(srb_sample *sample) {
 
 void srb_init_convert(void) {
   static const char *const frame_names[8] = {
-      "name", "filename", "line", "system_name", "start_line", "address",
-      "inlined", "mapping"};
+      "name",       "filename", "line",    "system_name",
+      "start_line", "address",  "inlined", "mapping"};
   static const char *const mapping_names[5] = {
       "memory_start", "memory_limit", "file_offset", "filename", "build_id"};
   int i;

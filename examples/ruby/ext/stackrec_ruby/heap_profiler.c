@@ -32,11 +32,12 @@
  * the heap profile: #start refuses while GC.auto_compact is on, and
  * docs/embedding.md says not to call GC.compact while profiling.
  */
-#include "stackrec_ruby.h"
-
+#include <ruby.h>
 #include <ruby/debug.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stackrec_ruby.h"
 
 /* Exported by libruby (ObjectSpace.memsize_of calls it) but declared only in
  * its internal headers; extconf.rb checks that it links. */
@@ -87,7 +88,8 @@ typedef struct {
 static VALUE running_profilers;
 static const rb_data_type_t profiler_type;
 
-/* ---- The sampled set ------------------------------------------------------------ */
+/* ---- The sampled set
+ * ------------------------------------------------------------ */
 
 static size_t slot_of(const profiler *p, VALUE object) {
   /* Object addresses are 8-aligned and slots 40 bytes apart: mix the bits. */
@@ -101,7 +103,8 @@ static entry *lookup(const profiler *p, VALUE object) {
   for (i = slot_of(p, object);; i = (i + 1) & (p->capacity - 1)) {
     entry *e = &p->table[i];
     if (e->state == EMPTY) return NULL;
-    if (e->object == object && (e->state == PENDING || e->state == TRACKED)) return e;
+    if (e->object == object && (e->state == PENDING || e->state == TRACKED))
+      return e;
   }
 }
 
@@ -120,7 +123,8 @@ static bool rehash(profiler *p) {
   p->used = p->live;
   for (i = 0; i < old_capacity; i++) {
     if (old[i].state != PENDING && old[i].state != TRACKED) continue;
-    for (j = slot_of(p, old[i].object); table[j].state != EMPTY; j = (j + 1) & (capacity - 1)) {
+    for (j = slot_of(p, old[i].object); table[j].state != EMPTY;
+         j = (j + 1) & (capacity - 1)) {
     }
     table[j] = old[i];
   }
@@ -149,7 +153,8 @@ static void forget(profiler *p, entry *e) {
   p->live--;
 }
 
-/* ---- The hooks (no Ruby allocation, no Ruby call) ------------------------------- */
+/* ---- The hooks (no Ruby allocation, no Ruby call)
+ * ------------------------------- */
 
 static void process_job(void *unused);
 
@@ -161,8 +166,12 @@ static void on_newobj(profiler *p, VALUE object) {
   klass = RBASIC_CLASS(object);
   if (klass == 0) return; /* hidden: the VM's own objects */
   switch (RB_BUILTIN_TYPE(object)) {
-    case T_IMEMO: case T_NODE: case T_ICLASS: return;
-    default: break;
+    case T_IMEMO:
+    case T_NODE:
+    case T_ICLASS:
+      return;
+    default:
+      break;
   }
   if (--p->countdown > 0) return;
   p->countdown = p->every;
@@ -175,7 +184,8 @@ static void on_newobj(profiler *p, VALUE object) {
   slot->object = object;
   slot->klass = rb_obj_class(object);
   slot->freed = false;
-  slot->frame_count = rb_profile_frames(0, p->max_frames, slot->frames, slot->lines);
+  slot->frame_count =
+      rb_profile_frames(0, p->max_frames, slot->frames, slot->lines);
   e->state = PENDING;
   e->pending = p->pending_count++;
   rb_postponed_job_register_one(0, process_job, NULL);
@@ -203,13 +213,15 @@ static void on_event(VALUE tracepoint, void *data) {
   }
 }
 
-/* ---- The postponed job: naming, recording, tracking ------------------------------ */
+/* ---- The postponed job: naming, recording, tracking
+ * ------------------------------ */
 
 static VALUE class_name(profiler *p, VALUE klass) {
   VALUE name = rb_hash_lookup2(p->class_names, klass, Qundef);
   if (name == Qundef) {
     name = rb_class_name(klass);
-    name = rb_str_new_frozen(RB_TYPE_P(name, T_STRING) ? name : rb_inspect(klass));
+    name =
+        rb_str_new_frozen(RB_TYPE_P(name, T_STRING) ? name : rb_inspect(klass));
     rb_hash_aset(p->class_names, klass, name);
   }
   return name;
@@ -221,21 +233,22 @@ static VALUE frames_of(const pending_slot *slot) {
   for (i = 0; i < slot->frame_count; i++) {
     VALUE name = rb_profile_frame_full_label(slot->frames[i]);
     VALUE path = rb_profile_frame_path(slot->frames[i]);
-    rb_ary_push(frames, rb_ary_new_from_args(3, NIL_P(name) ? rb_str_new_cstr("") : name,
-                                             NIL_P(path) ? rb_str_new_cstr("") : path,
-                                             INT2NUM(slot->lines[i])));
+    rb_ary_push(frames, rb_ary_new_from_args(
+                            3, NIL_P(name) ? rb_str_new_cstr("") : name,
+                            NIL_P(path) ? rb_str_new_cstr("") : path,
+                            INT2NUM(slot->lines[i])));
   }
   return frames;
 }
 
 /* Records or tracks one sample of the profiler's recorder; the status. */
-static stackrec_status add(profiler *p, VALUE object, VALUE frames, VALUE labels,
-                           int64_t values[TYPE_COUNT]) {
+static stackrec_status add(profiler *p, VALUE object, VALUE frames,
+                           VALUE labels, int64_t values[TYPE_COUNT]) {
   srb_sample sample;
   stackrec_sample s;
   stackrec_status status;
-  VALUE value_array = rb_ary_new_from_args(3, LL2NUM(values[0]), LL2NUM(values[1]),
-                                           LL2NUM(values[2]));
+  VALUE value_array = rb_ary_new_from_args(
+      3, LL2NUM(values[0]), LL2NUM(values[1]), LL2NUM(values[2]));
   SRB_SAMPLE_PREPARE(&sample, p->handle, frames, value_array, labels);
   srb_sample_fill(&sample, p->handle);
   memset(&s, 0, sizeof(s));
@@ -246,7 +259,8 @@ static stackrec_status add(profiler *p, VALUE object, VALUE frames, VALUE labels
   s.labels = sample.label_array;
   s.labels_len = sample.labels_len;
   status = object == Qnil ? stackrec_recorder_record(p->handle->recorder, &s)
-                          : stackrec_recorder_track(p->handle->recorder, (uint64_t)object, &s);
+                          : stackrec_recorder_track(p->handle->recorder,
+                                                    (uint64_t)object, &s);
   srb_sample_release(&sample);
   return status;
 }
@@ -255,7 +269,8 @@ static stackrec_status add(profiler *p, VALUE object, VALUE frames, VALUE labels
  * recorder refused, e.g. at max_tracked_objects, and then nothing changed. */
 static bool track(profiler *p, entry *e, VALUE info, size_t size) {
   int64_t values[TYPE_COUNT] = {0, 1, (int64_t)size};
-  if (add(p, e->object, RARRAY_AREF(info, 0), RARRAY_AREF(info, 1), values) != STACKREC_OK) {
+  if (add(p, e->object, RARRAY_AREF(info, 0), RARRAY_AREF(info, 1), values) !=
+      STACKREC_OK) {
     p->track_failures++;
     return false;
   }
@@ -274,9 +289,11 @@ static VALUE process_pending_body(VALUE arg) {
     VALUE labels = rb_hash_new();
     VALUE info;
     entry *e;
-    rb_hash_aset(labels, rb_str_new_cstr("allocation class"), class_name(p, slot->klass));
+    rb_hash_aset(labels, rb_str_new_cstr("allocation class"),
+                 class_name(p, slot->klass));
     info = rb_ary_freeze(rb_ary_new_from_args(2, frames_of(slot), labels));
-    if (add(p, Qnil, RARRAY_AREF(info, 0), labels, values) != STACKREC_OK) p->track_failures++;
+    if (add(p, Qnil, RARRAY_AREF(info, 0), labels, values) != STACKREC_OK)
+      p->track_failures++;
     /* The GC may have run while this slot was named: freed is current. */
     if (slot->freed) {
       p->freed_before_tracked++;
@@ -284,7 +301,8 @@ static VALUE process_pending_body(VALUE arg) {
     }
     e = lookup(p, slot->object);
     /* A refused one is left out of the heap profile. */
-    if (e != NULL && e->state == PENDING && !track(p, e, info, rb_obj_memsize_of(slot->object))) {
+    if (e != NULL && e->state == PENDING &&
+        !track(p, e, info, rb_obj_memsize_of(slot->object))) {
       forget(p, e);
     }
   }
@@ -318,7 +336,8 @@ static void process_job(void *unused) {
   long i;
   (void)unused;
   for (i = 0; i < RARRAY_LEN(running_profilers); i++) {
-    profiler *p = rb_check_typeddata(RARRAY_AREF(running_profilers, i), &profiler_type);
+    profiler *p =
+        rb_check_typeddata(RARRAY_AREF(running_profilers, i), &profiler_type);
     without_sampling(p, process_pending);
   }
 }
@@ -335,12 +354,14 @@ static VALUE refresh_sizes(VALUE arg) {
     size_t size;
     if (e->state != TRACKED) continue;
     size = rb_obj_memsize_of(e->object);
-    if (size != e->size) track(p, e, e->info, size); /* refused: the old size stays */
+    if (size != e->size)
+      track(p, e, e->info, size); /* refused: the old size stays */
   }
   return Qnil;
 }
 
-/* ---- The Ruby object ---------------------------------------------------------- */
+/* ---- The Ruby object
+ * ---------------------------------------------------------- */
 
 static void profiler_mark(void *ptr) {
   profiler *p = ptr;
@@ -356,7 +377,8 @@ static void profiler_mark(void *ptr) {
   }
   for (j = 0; j < p->pending_count; j++) {
     rb_gc_mark(p->pending[j].klass);
-    for (k = 0; k < p->pending[j].frame_count; k++) rb_gc_mark(p->pending[j].frames[k]);
+    for (k = 0; k < p->pending[j].frame_count; k++)
+      rb_gc_mark(p->pending[j].frames[k]);
   }
 }
 
@@ -369,12 +391,15 @@ static void profiler_free(void *ptr) {
 
 static size_t profiler_size(const void *ptr) {
   const profiler *p = ptr;
-  return sizeof(*p) + p->capacity * sizeof(entry) + PENDING_CAPACITY * sizeof(pending_slot);
+  return sizeof(*p) + p->capacity * sizeof(entry) +
+         PENDING_CAPACITY * sizeof(pending_slot);
 }
 
 static const rb_data_type_t profiler_type = {
     .wrap_struct_name = "Stackrec::HeapProfiler",
-    .function = {.dmark = profiler_mark, .dfree = profiler_free, .dsize = profiler_size},
+    .function = {.dmark = profiler_mark,
+                 .dfree = profiler_free,
+                 .dsize = profiler_size},
     .flags = RUBY_TYPED_FREE_IMMEDIATELY,
 };
 
@@ -390,7 +415,8 @@ static VALUE profiler_alloc(VALUE klass) {
 static profiler *get_profiler(VALUE self) {
   profiler *p;
   TypedData_Get_Struct(self, profiler, &profiler_type, p);
-  if (NIL_P(p->recorder)) rb_raise(srb_eError, "this HeapProfiler was not initialized");
+  if (NIL_P(p->recorder))
+    rb_raise(srb_eError, "this HeapProfiler was not initialized");
   return p;
 }
 
@@ -402,20 +428,25 @@ static VALUE profiler_initialize_copy(VALUE self, VALUE original) {
 }
 
 /* _native_initialize(recorder, every, max_frames); see heap_profiler.rb */
-static VALUE profiler_initialize(VALUE self, VALUE recorder, VALUE every, VALUE max_frames) {
+static VALUE profiler_initialize(VALUE self, VALUE recorder, VALUE every,
+                                 VALUE max_frames) {
   profiler *p;
   TypedData_Get_Struct(self, profiler, &profiler_type, p);
-  if (!NIL_P(p->recorder)) rb_raise(srb_eError, "this HeapProfiler is initialized already");
+  if (!NIL_P(p->recorder))
+    rb_raise(srb_eError, "this HeapProfiler is initialized already");
   p->handle = rb_check_typeddata(recorder, &srb_handle_type);
-  if (p->handle->recorder == NULL || RARRAY_LEN(p->handle->type_names) != TYPE_COUNT) {
-    rb_raise(rb_eArgError, "the HeapProfiler's recorder must declare its %d sample types",
+  if (p->handle->recorder == NULL ||
+      RARRAY_LEN(p->handle->type_names) != TYPE_COUNT) {
+    rb_raise(rb_eArgError,
+             "the HeapProfiler's recorder must declare its %d sample types",
              TYPE_COUNT);
   }
   p->every = (unsigned long)srb_uint64_arg(every, "every");
   if (p->every == 0) rb_raise(rb_eArgError, "every must be at least 1");
   p->max_frames = (int)srb_int64_arg(max_frames, "max_frames");
   if (p->max_frames < 1 || p->max_frames > MAX_FRAMES) {
-    rb_raise(rb_eArgError, "max_frames must be in 1..%d, got %d", MAX_FRAMES, p->max_frames);
+    rb_raise(rb_eArgError, "max_frames must be in 1..%d, got %d", MAX_FRAMES,
+             p->max_frames);
   }
   p->countdown = p->every;
   p->pending = calloc(PENDING_CAPACITY, sizeof(pending_slot));
@@ -424,7 +455,8 @@ static VALUE profiler_initialize(VALUE self, VALUE recorder, VALUE every, VALUE 
   rb_funcall(p->class_names, rb_intern("compare_by_identity"), 0);
   p->recorder = recorder;
   p->tracepoint = rb_tracepoint_new(
-      Qnil, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ, on_event, p);
+      Qnil, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ, on_event,
+      p);
   return self;
 }
 
@@ -432,8 +464,9 @@ static VALUE profiler_start(VALUE self) {
   profiler *p = get_profiler(self);
   if (p->running) return Qfalse;
   if (RTEST(rb_funcall(rb_mGC, rb_intern("auto_compact"), 0))) {
-    rb_raise(srb_eError, "HeapProfiler#start: GC.auto_compact is on, and a moved object "
-                         "would never leave the heap profile");
+    rb_raise(srb_eError,
+             "HeapProfiler#start: GC.auto_compact is on, and a moved object "
+             "would never leave the heap profile");
   }
   rb_ary_push(running_profilers, self);
   rb_tracepoint_enable(p->tracepoint);
@@ -447,7 +480,8 @@ static VALUE untrack_all(VALUE arg) {
   for (i = 0; i < p->capacity; i++) {
     entry *e = &p->table[i];
     if (e->state == TRACKED &&
-        stackrec_recorder_untrack(p->handle->recorder, (uint64_t)e->object) != STACKREC_OK) {
+        stackrec_recorder_untrack(p->handle->recorder, (uint64_t)e->object) !=
+            STACKREC_OK) {
       p->untrack_failures++;
     }
   }
@@ -475,7 +509,8 @@ static VALUE profiler_running(VALUE self) {
   return get_profiler(self)->running ? Qtrue : Qfalse;
 }
 
-/* flush: records the sampled allocations now rather than at the next safe point. */
+/* flush: records the sampled allocations now rather than at the next safe
+ * point. */
 static VALUE profiler_flush(VALUE self) {
   profiler *p = get_profiler(self);
   without_sampling(p, process_pending);
@@ -503,7 +538,8 @@ static VALUE profiler_reset_after_fork(VALUE self) {
 static VALUE profiler_native_stats(VALUE self) {
   profiler *p = get_profiler(self);
   VALUE hash = rb_hash_new();
-#define STAT(field) rb_hash_aset(hash, ID2SYM(rb_intern(#field)), ULL2NUM(p->field))
+#define STAT(field) \
+  rb_hash_aset(hash, ID2SYM(rb_intern(#field)), ULL2NUM(p->field))
   STAT(sampled);
   STAT(dropped);
   STAT(freed_before_tracked);

@@ -8,8 +8,8 @@
  * struct, so each method that both a profile and a recorder have is written
  * once and calls whichever handle `self` owns; the Ruby names follow the C
  * ones (Profile#add, Recorder#record). stackrec_ruby.h has the rules every
- * file follows; serialize.c serializes and heap_profiler.c samples
- * allocations.
+ * file follows; ids.c has the id API, serialize.c serializes and
+ * heap_profiler.c samples allocations.
  *
  * Recording holds the GVL, so Ruby's fork (which takes the GVL) never
  * happens in the middle of a record; only a #serialize can be in flight.
@@ -24,7 +24,8 @@ static VALUE eInvalidArgument, eLimitExceeded, eBusy, eInternal, eUnsupported;
 static VALUE cProfile;
 static ID id_status;
 
-/* ---- Errors ------------------------------------------------------------------ */
+/* ---- Errors
+ * ------------------------------------------------------------------ */
 
 static VALUE status_class(stackrec_status status, VALUE *symbol) {
   switch (status) {
@@ -68,13 +69,8 @@ void srb_raise_status(stackrec_status status, const char *method) {
   srb_raise_captured(status, message);
 }
 
-#define CHECK(call, method)                                  \
-  do {                                                       \
-    stackrec_status check_status_ = (call);                  \
-    if (check_status_ != STACKREC_OK) srb_raise_status(check_status_, method); \
-  } while (0)
-
-/* ---- The wrapped object ------------------------------------------------------ */
+/* ---- The wrapped object
+ * ------------------------------------------------------ */
 
 static void handle_mark(void *p) {
   srb_handle *handle = p;
@@ -96,14 +92,17 @@ static size_t handle_size(const void *p) {
 }
 
 const rb_data_type_t srb_handle_type = {
-    .wrap_struct_name = "Stackrec::Recorder",
-    .function = {.dmark = handle_mark, .dfree = handle_free, .dsize = handle_size},
+    .wrap_struct_name = "stackrec handle",
+    .function = {.dmark = handle_mark,
+                 .dfree = handle_free,
+                 .dsize = handle_size},
     .flags = RUBY_TYPED_FREE_IMMEDIATELY,
 };
 
 static VALUE handle_alloc(VALUE klass) {
   srb_handle *handle;
-  VALUE self = TypedData_Make_Struct(klass, srb_handle, &srb_handle_type, handle);
+  VALUE self =
+      TypedData_Make_Struct(klass, srb_handle, &srb_handle_type, handle);
   handle->type_names = rb_ary_new();
   return self;
 }
@@ -112,7 +111,8 @@ static VALUE handle_alloc(VALUE klass) {
 static VALUE handle_initialize_copy(VALUE self, VALUE original) {
   (void)self;
   (void)original;
-  rb_raise(rb_eTypeError, "a %" PRIsVALUE " cannot be copied", rb_obj_class(self));
+  rb_raise(rb_eTypeError, "a %" PRIsVALUE " cannot be copied",
+           rb_obj_class(self));
 }
 
 int srb_serializing_here(const srb_handle *handle) {
@@ -123,21 +123,37 @@ srb_handle *srb_get_handle(VALUE self) {
   srb_handle *handle;
   TypedData_Get_Struct(self, srb_handle, &srb_handle_type, handle);
   if (handle->profile == NULL && handle->recorder == NULL) {
-    rb_raise(srb_eError, "this %" PRIsVALUE " was not initialized", rb_obj_class(self));
+    rb_raise(srb_eError, "this %" PRIsVALUE " was not initialized",
+             rb_obj_class(self));
   }
   if (handle->profile != NULL && srb_serializing_here(handle) > 0) {
-    rb_raise(eBusy, "another thread is serializing this Profile; a Profile's calls must not overlap");
+    rb_raise(eBusy,
+             "another thread is serializing this Profile; a Profile's calls "
+             "must not overlap");
   }
   return handle;
 }
 
-/* ---- new ---------------------------------------------------------------------- */
+/* ---- new
+ * ---------------------------------------------------------------------- */
 
-enum { K_SAMPLE_TYPES, K_DISABLED, K_PERIOD_TYPE, K_PERIOD, K_MAX_FRAMES,
-       K_MAX_MEMORY_BYTES, K_MAX_OUTPUT_BYTES, K_DEFAULT_SAMPLE_TYPE, K_COMMENTS,
-       K_DROP_FRAMES, K_KEEP_FRAMES,
-       /* Recorders only. */
-       K_LIVE_HEAP_TYPES, K_MAX_TRACKED_OBJECTS, K_COUNT };
+enum {
+  K_SAMPLE_TYPES,
+  K_DISABLED,
+  K_PERIOD_TYPE,
+  K_PERIOD,
+  K_MAX_FRAMES,
+  K_MAX_MEMORY_BYTES,
+  K_MAX_OUTPUT_BYTES,
+  K_DEFAULT_SAMPLE_TYPE,
+  K_COMMENTS,
+  K_DROP_FRAMES,
+  K_KEEP_FRAMES,
+  /* Recorders only. */
+  K_LIVE_HEAP_TYPES,
+  K_MAX_TRACKED_OBJECTS,
+  K_COUNT
+};
 static ID new_keywords[K_COUNT];
 
 /* [name, unit] pairs, from a Hash {name => unit} or an Array of pairs. */
@@ -146,21 +162,26 @@ static VALUE sample_type_pairs(VALUE types) {
   long i;
   if (RB_TYPE_P(types, T_HASH)) types = rb_funcall(types, rb_intern("to_a"), 0);
   if (!RB_TYPE_P(types, T_ARRAY) || RARRAY_LEN(types) == 0) {
-    rb_raise(rb_eArgError,
-             "sample_types must be a non-empty Hash of name => unit or Array of "
-             "[name, unit], got %+" PRIsVALUE,
-             types);
+    rb_raise(
+        rb_eArgError,
+        "sample_types must be a non-empty Hash of name => unit or Array of "
+        "[name, unit], got %+" PRIsVALUE,
+        types);
   }
   pairs = rb_ary_new_capa(RARRAY_LEN(types));
   for (i = 0; i < RARRAY_LEN(types); i++) {
     VALUE pair = RARRAY_AREF(types, i);
     if (!RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2) {
-      rb_raise(rb_eTypeError, "sample_types[%ld] must be [name, unit], got %+" PRIsVALUE,
-               i, pair);
+      rb_raise(rb_eTypeError,
+               "sample_types[%ld] must be [name, unit], got %+" PRIsVALUE, i,
+               pair);
     }
     rb_ary_push(pairs, rb_ary_new_from_args(
-                           2, rb_str_new_frozen(srb_string_arg(RARRAY_AREF(pair, 0), "a sample type's name")),
-                           rb_str_new_frozen(srb_string_arg(RARRAY_AREF(pair, 1), "a sample type's unit"))));
+                           2,
+                           rb_str_new_frozen(srb_string_arg(
+                               RARRAY_AREF(pair, 0), "a sample type's name")),
+                           rb_str_new_frozen(srb_string_arg(
+                               RARRAY_AREF(pair, 1), "a sample type's unit"))));
   }
   return pairs;
 }
@@ -170,7 +191,8 @@ static VALUE strings_arg(VALUE value, const char *what) {
   long i;
   if (NIL_P(value) || value == Qundef) return strings;
   if (!RB_TYPE_P(value, T_ARRAY)) {
-    rb_raise(rb_eTypeError, "%s must be an Array of Strings, got %+" PRIsVALUE, what, value);
+    rb_raise(rb_eTypeError, "%s must be an Array of Strings, got %+" PRIsVALUE,
+             what, value);
   }
   for (i = 0; i < RARRAY_LEN(value); i++) {
     rb_ary_push(strings, srb_string_arg(RARRAY_AREF(value, i), what));
@@ -185,8 +207,8 @@ static VALUE names_arg(VALUE names) {
 }
 
 /* Fills `offsets` with those of the types `names` (an Array) names. */
-static void fill_offsets(const srb_handle *handle, VALUE names, const char *what,
-                         size_t *offsets) {
+static void fill_offsets(const srb_handle *handle, VALUE names,
+                         const char *what, size_t *offsets) {
   long i;
   for (i = 0; i < RARRAY_LEN(names); i++) {
     offsets[i] = srb_type_offset(handle, RARRAY_AREF(names, i), what);
@@ -197,7 +219,8 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   srb_handle *handle;
   VALUE options, k[K_COUNT], pairs, units, comments, period_type = Qnil;
   VALUE default_type, drop, keep, live;
-  VALUE types_buffer = 0, enabled_buffer = 0, comments_buffer = 0, live_buffer = 0;
+  VALUE types_buffer = 0, enabled_buffer = 0, comments_buffer = 0,
+        live_buffer = 0;
   stackrec_profile_options opts;
   stackrec_value_type *types;
   stackrec_str *comment_strs;
@@ -208,11 +231,13 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   rb_scan_args(argc, argv, ":", &options);
   TypedData_Get_Struct(self, srb_handle, &srb_handle_type, handle);
   if (handle->profile != NULL || handle->recorder != NULL) {
-    rb_raise(srb_eError, "this %" PRIsVALUE " is initialized already", rb_obj_class(self));
+    rb_raise(srb_eError, "this %" PRIsVALUE " is initialized already",
+             rb_obj_class(self));
   }
   rb_get_kwargs(options, new_keywords, 1,
                 (is_profile ? K_LIVE_HEAP_TYPES : K_COUNT) - 1, k);
-  for (i = is_profile ? K_LIVE_HEAP_TYPES : K_COUNT; i < K_COUNT; i++) k[i] = Qundef;
+  for (i = is_profile ? K_LIVE_HEAP_TYPES : K_COUNT; i < K_COUNT; i++)
+    k[i] = Qundef;
 
   /* First everything that allocates. */
   pairs = sample_type_pairs(k[K_SAMPLE_TYPES]);
@@ -225,10 +250,12 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   }
   rb_ary_freeze(handle->type_names);
   if (k[K_PERIOD_TYPE] != Qundef && !NIL_P(k[K_PERIOD_TYPE])) {
-    period_type = RARRAY_AREF(sample_type_pairs(rb_ary_new_from_args(1, k[K_PERIOD_TYPE])), 0);
+    period_type = RARRAY_AREF(
+        sample_type_pairs(rb_ary_new_from_args(1, k[K_PERIOD_TYPE])), 0);
   }
   comments = strings_arg(k[K_COMMENTS], "comments");
-  default_type = srb_string_arg(k[K_DEFAULT_SAMPLE_TYPE], "default_sample_type");
+  default_type =
+      srb_string_arg(k[K_DEFAULT_SAMPLE_TYPE], "default_sample_type");
   drop = srb_string_arg(k[K_DROP_FRAMES], "drop_frames");
   keep = srb_string_arg(k[K_KEEP_FRAMES], "keep_frames");
 
@@ -239,9 +266,11 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   for (i = 0; i < n; i++) enabled[i] = true;
   if (k[K_DISABLED] != Qundef && !NIL_P(k[K_DISABLED])) {
     VALUE disabled = k[K_DISABLED];
-    if (!RB_TYPE_P(disabled, T_ARRAY)) disabled = rb_ary_new_from_args(1, disabled);
+    if (!RB_TYPE_P(disabled, T_ARRAY))
+      disabled = rb_ary_new_from_args(1, disabled);
     for (i = 0; i < RARRAY_LEN(disabled); i++) {
-      enabled[srb_type_offset(handle, RARRAY_AREF(disabled, i), "disabled")] = false;
+      enabled[srb_type_offset(handle, RARRAY_AREF(disabled, i), "disabled")] =
+          false;
     }
     RB_GC_GUARD(disabled);
   }
@@ -254,16 +283,20 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   }
   opts.period = srb_int64_arg(k[K_PERIOD], "period");
   opts.max_frames = srb_size_arg(k[K_MAX_FRAMES], "max_frames");
-  opts.max_memory_bytes = srb_size_arg(k[K_MAX_MEMORY_BYTES], "max_memory_bytes");
-  opts.max_output_bytes = srb_size_arg(k[K_MAX_OUTPUT_BYTES], "max_output_bytes");
-  opts.max_tracked_objects = srb_size_arg(k[K_MAX_TRACKED_OBJECTS], "max_tracked_objects");
+  opts.max_memory_bytes =
+      srb_size_arg(k[K_MAX_MEMORY_BYTES], "max_memory_bytes");
+  opts.max_output_bytes =
+      srb_size_arg(k[K_MAX_OUTPUT_BYTES], "max_output_bytes");
+  opts.max_tracked_objects =
+      srb_size_arg(k[K_MAX_TRACKED_OBJECTS], "max_tracked_objects");
 
   /* Then the pointers. */
   for (i = 0; i < n; i++) {
     types[i].type = srb_str(RARRAY_AREF(handle->type_names, i));
     types[i].unit = srb_str(RARRAY_AREF(units, i));
   }
-  for (i = 0; i < RARRAY_LEN(comments); i++) comment_strs[i] = srb_str(RARRAY_AREF(comments, i));
+  for (i = 0; i < RARRAY_LEN(comments); i++)
+    comment_strs[i] = srb_str(RARRAY_AREF(comments, i));
   opts.sample_types = types;
   opts.sample_types_len = (size_t)n;
   opts.sample_types_enabled = enabled;
@@ -277,9 +310,9 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
   opts.drop_frames = srb_str(drop);
   opts.keep_frames = srb_str(keep);
   if (is_profile) {
-    CHECK(stackrec_profile_new(&opts, &handle->profile), "Profile.new");
+    SRB_CHECK(stackrec_profile_new(&opts, &handle->profile), "Profile.new");
   } else {
-    CHECK(stackrec_recorder_new(&opts, &handle->recorder), "Recorder.new");
+    SRB_CHECK(stackrec_recorder_new(&opts, &handle->recorder), "Recorder.new");
   }
   ALLOCV_END(live_buffer);
   ALLOCV_END(comments_buffer);
@@ -300,7 +333,8 @@ static VALUE handle_sample_type_names(VALUE self) {
   return srb_get_handle(self)->type_names;
 }
 
-/* ---- Recording ------------------------------------------------------------------ */
+/* ---- Recording
+ * ------------------------------------------------------------------ */
 
 static ID record_keywords[2]; /* labels:, timestamp: */
 
@@ -344,7 +378,9 @@ static VALUE stack_recorder_record_sample(int argc, VALUE *argv, VALUE self) {
   /* This surface takes values by name only. */
   if (!RB_TYPE_P(values, T_HASH)) {
     rb_raise(rb_eTypeError,
-             "values must be a Hash of sample type name => Integer, got %+" PRIsVALUE, values);
+             "values must be a Hash of sample type name => Integer, got "
+             "%+" PRIsVALUE,
+             values);
   }
   add_sample(self, frames, values, labels, Qnil, "record_sample");
   return Qnil;
@@ -378,12 +414,14 @@ static VALUE recorder_track(int argc, VALUE *argv, VALUE self) {
 
 static VALUE recorder_untrack(VALUE self, VALUE object_id) {
   srb_handle *handle = srb_get_handle(self);
-  CHECK(stackrec_recorder_untrack(handle->recorder, srb_uint64_arg(object_id, "object_id")),
-        "untrack");
+  SRB_CHECK(stackrec_recorder_untrack(handle->recorder,
+                                      srb_uint64_arg(object_id, "object_id")),
+            "untrack");
   return self;
 }
 
-/* ---- Endpoints ------------------------------------------------------------------ */
+/* ---- Endpoints
+ * ------------------------------------------------------------------ */
 
 /* record_endpoint(local_root_span_id, endpoint); Profile#set_endpoint */
 static VALUE handle_record_endpoint(VALUE self, VALUE span_id, VALUE endpoint) {
@@ -391,21 +429,24 @@ static VALUE handle_record_endpoint(VALUE self, VALUE span_id, VALUE endpoint) {
   const char *method = handle->profile ? "set_endpoint" : "record_endpoint";
   stackrec_status status;
   if (!RB_INTEGER_TYPE_P(span_id)) {
-    rb_raise(rb_eTypeError, "local_root_span_id must be an Integer, got %+" PRIsVALUE,
+    rb_raise(rb_eTypeError,
+             "local_root_span_id must be an Integer, got %+" PRIsVALUE,
              span_id);
   }
   if (RTEST(rb_funcall(span_id, rb_intern("negative?"), 0))) {
-    rb_raise(rb_eArgError, "local_root_span_id must be in 1..2**64-1, got %+" PRIsVALUE,
+    rb_raise(rb_eArgError,
+             "local_root_span_id must be in 1..2**64-1, got %+" PRIsVALUE,
              span_id);
   }
   if (!RB_TYPE_P(endpoint, T_STRING)) {
-    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE, endpoint);
+    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE,
+             endpoint);
   }
   status = handle->profile
-               ? stackrec_profile_set_endpoint(handle->profile, NUM2ULL(span_id),
-                                               srb_str(endpoint))
-               : stackrec_recorder_record_endpoint(handle->recorder, NUM2ULL(span_id),
-                                                   srb_str(endpoint));
+               ? stackrec_profile_set_endpoint(
+                     handle->profile, NUM2ULL(span_id), srb_str(endpoint))
+               : stackrec_recorder_record_endpoint(
+                     handle->recorder, NUM2ULL(span_id), srb_str(endpoint));
   if (status != STACKREC_OK) srb_raise_status(status, method);
   return Qnil;
 }
@@ -418,28 +459,39 @@ static VALUE handle_add_endpoint_count(int argc, VALUE *argv, VALUE self) {
   stackrec_status status;
   rb_scan_args(argc, argv, "11", &endpoint, &value);
   if (!RB_TYPE_P(endpoint, T_STRING)) {
-    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE, endpoint);
+    rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE,
+             endpoint);
   }
   count = NIL_P(value) ? 1 : srb_int64_arg(value, "value");
-  status = handle->profile
-               ? stackrec_profile_add_endpoint_count(handle->profile, srb_str(endpoint), count)
-               : stackrec_recorder_add_endpoint_count(handle->recorder, srb_str(endpoint),
-                                                      count);
+  status = handle->profile ? stackrec_profile_add_endpoint_count(
+                                 handle->profile, srb_str(endpoint), count)
+                           : stackrec_recorder_add_endpoint_count(
+                                 handle->recorder, srb_str(endpoint), count);
   if (status != STACKREC_OK) srb_raise_status(status, "add_endpoint_count");
   return self;
 }
 
-/* ---- Upscaling --------------------------------------------------------------------- */
+/* ---- Upscaling
+ * --------------------------------------------------------------------- */
 
-enum { U_VALUES, U_LABEL, U_TOTAL_SAMPLED, U_TOTAL_REAL, U_SUM, U_COUNT,
-       U_SAMPLING_DISTANCE, U_KEYWORDS };
+enum {
+  U_VALUES,
+  U_LABEL,
+  U_TOTAL_SAMPLED,
+  U_TOTAL_REAL,
+  U_SUM,
+  U_COUNT,
+  U_SAMPLING_DISTANCE,
+  U_KEYWORDS
+};
 static ID upscaling_keywords[U_KEYWORDS];
 
 /* add_upscaling_rule(:proportional | :poisson, values:, label: nil,
  *   total_sampled:, total_real:, sum:, count:, sampling_distance:) */
 static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
   srb_handle *handle = srb_get_handle(self);
-  VALUE kind, options, k[U_KEYWORDS], label_key = Qnil, label_value = Qnil, names;
+  VALUE kind, options, k[U_KEYWORDS], label_key = Qnil, label_value = Qnil,
+                                      names;
   VALUE offsets_buffer = 0;
   stackrec_upscaling_rule rule;
   stackrec_status status;
@@ -452,7 +504,8 @@ static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
   } else if (kind == ID2SYM(rb_intern("poisson"))) {
     rule.kind = STACKREC_UPSCALING_POISSON;
   } else {
-    rb_raise(rb_eArgError, "kind must be :proportional or :poisson, got %+" PRIsVALUE, kind);
+    rb_raise(rb_eArgError,
+             "kind must be :proportional or :poisson, got %+" PRIsVALUE, kind);
   }
   if (k[U_LABEL] != Qundef && !NIL_P(k[U_LABEL])) {
     VALUE label = k[U_LABEL];
@@ -464,7 +517,8 @@ static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
         !(RB_TYPE_P(RARRAY_AREF(label, 1), T_STRING) ||
           RB_INTEGER_TYPE_P(RARRAY_AREF(label, 1)))) {
       rb_raise(rb_eTypeError,
-               "label must be {key => String or Integer} or [key, value], got %+" PRIsVALUE,
+               "label must be {key => String or Integer} or [key, value], got "
+               "%+" PRIsVALUE,
                k[U_LABEL]);
     }
     label_key = RARRAY_AREF(label, 0);
@@ -479,11 +533,13 @@ static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
   }
   rule.total_sampled = srb_uint64_arg(k[U_TOTAL_SAMPLED], "total_sampled");
   rule.total_real = srb_uint64_arg(k[U_TOTAL_REAL], "total_real");
-  if (k[U_SUM] != Qundef) rule.sum_value_offset = srb_type_offset(handle, k[U_SUM], "sum");
+  if (k[U_SUM] != Qundef)
+    rule.sum_value_offset = srb_type_offset(handle, k[U_SUM], "sum");
   if (k[U_COUNT] != Qundef) {
     rule.count_value_offset = srb_type_offset(handle, k[U_COUNT], "count");
   }
-  rule.sampling_distance = srb_uint64_arg(k[U_SAMPLING_DISTANCE], "sampling_distance");
+  rule.sampling_distance =
+      srb_uint64_arg(k[U_SAMPLING_DISTANCE], "sampling_distance");
   if (!NIL_P(label_key)) {
     rule.label_key = srb_str(label_key);
     if (RB_TYPE_P(label_value, T_STRING)) {
@@ -503,193 +559,12 @@ static VALUE handle_add_upscaling_rule(int argc, VALUE *argv, VALUE self) {
   return self;
 }
 
-/* ---- Recording by id ----------------------------------------------------------- */
-
-static ID mapping_keywords[5], function_keywords[4], location_keywords[5], ids_keywords[4];
-
-#define INTERN(handle, what, arg, id)                                          \
-  ((handle)->profile ? stackrec_profile_intern_##what((handle)->profile, arg, id) \
-                     : stackrec_recorder_intern_##what((handle)->recorder, arg, id))
-
-/* intern_mapping(memory_start: 0, memory_limit: 0, file_offset: 0,
- *   filename: nil, build_id: nil) => Integer id */
-static VALUE handle_intern_mapping(int argc, VALUE *argv, VALUE self) {
-  srb_handle *handle = srb_get_handle(self);
-  VALUE options, k[5], filename, build_id;
-  stackrec_mapping mapping;
-  uint32_t id = 0;
-  rb_scan_args(argc, argv, ":", &options);
-  srb_keywords(options, 5, mapping_keywords, k);
-  filename = srb_string_arg(k[3], "filename");
-  build_id = srb_string_arg(k[4], "build_id");
-  memset(&mapping, 0, sizeof(mapping));
-  mapping.memory_start = srb_uint64_arg(k[0], "memory_start");
-  mapping.memory_limit = srb_uint64_arg(k[1], "memory_limit");
-  mapping.file_offset = srb_uint64_arg(k[2], "file_offset");
-  mapping.filename = srb_str(filename);
-  mapping.build_id = srb_str(build_id);
-  CHECK(INTERN(handle, mapping, &mapping, &id), "intern_mapping");
-  RB_GC_GUARD(filename);
-  RB_GC_GUARD(build_id);
-  return UINT2NUM(id);
-}
-
-/* intern_function(name: nil, system_name: nil, filename: nil, start_line: 0) */
-static VALUE handle_intern_function(int argc, VALUE *argv, VALUE self) {
-  srb_handle *handle = srb_get_handle(self);
-  VALUE options, k[4], name, system_name, filename;
-  stackrec_function function;
-  uint32_t id = 0;
-  rb_scan_args(argc, argv, ":", &options);
-  srb_keywords(options, 4, function_keywords, k);
-  name = srb_string_arg(k[0], "name");
-  system_name = srb_string_arg(k[1], "system_name");
-  filename = srb_string_arg(k[2], "filename");
-  memset(&function, 0, sizeof(function));
-  function.start_line = srb_int64_arg(k[3], "start_line");
-  function.name = srb_str(name);
-  function.system_name = srb_str(system_name);
-  function.filename = srb_str(filename);
-  CHECK(INTERN(handle, function, &function, &id), "intern_function");
-  RB_GC_GUARD(name);
-  RB_GC_GUARD(system_name);
-  RB_GC_GUARD(filename);
-  return UINT2NUM(id);
-}
-
-static uint32_t id_arg(VALUE value, const char *what) {
-  uint64_t id = srb_uint64_arg(value, what);
-  if (id > UINT32_MAX) rb_raise(rb_eRangeError, "%s is not an id: %" PRIsVALUE, what, value);
-  return (uint32_t)id;
-}
-
-/* intern_location(function: 0, mapping: 0, address: 0, line: 0, inlined: false) */
-static VALUE handle_intern_location(int argc, VALUE *argv, VALUE self) {
-  srb_handle *handle = srb_get_handle(self);
-  VALUE options, k[5];
-  stackrec_interned_location location;
-  uint32_t id = 0;
-  rb_scan_args(argc, argv, ":", &options);
-  srb_keywords(options, 5, location_keywords, k);
-  memset(&location, 0, sizeof(location));
-  location.function_id = id_arg(k[0], "function");
-  location.mapping_id = id_arg(k[1], "mapping");
-  location.address = srb_uint64_arg(k[2], "address");
-  location.line = srb_int64_arg(k[3], "line");
-  location.inlined = srb_bool_arg(k[4], "inlined");
-  CHECK(INTERN(handle, location, &location, &id), "intern_location");
-  return UINT2NUM(id);
-}
-
-static void check_id_array(VALUE ids, const char *what) {
-  if (!RB_TYPE_P(ids, T_ARRAY)) {
-    rb_raise(rb_eTypeError, "%s must be an Array of Integer ids, got %+" PRIsVALUE, what, ids);
-  }
-}
-
-static void fill_ids(VALUE ids, const char *what, uint32_t *out) {
-  long i;
-  char element[64];
-  for (i = 0; i < RARRAY_LEN(ids); i++) {
-    snprintf(element, sizeof(element), "%s[%ld]", what, i);
-    out[i] = id_arg(RARRAY_AREF(ids, i), element);
-  }
-}
-
-/* intern_stack(location_ids) => Integer id; leaf first */
-static VALUE handle_intern_stack(VALUE self, VALUE location_ids) {
-  srb_handle *handle = srb_get_handle(self);
-  VALUE buffer = 0;
-  size_t len;
-  uint32_t id = 0, *ids;
-  stackrec_status status;
-  check_id_array(location_ids, "location_ids");
-  len = (size_t)RARRAY_LEN(location_ids);
-  ids = ALLOCV_N(uint32_t, buffer, len);
-  fill_ids(location_ids, "location_ids", ids);
-  status = handle->profile ? stackrec_profile_intern_stack(handle->profile, ids, len, &id)
-                           : stackrec_recorder_intern_stack(handle->recorder, ids, len, &id);
-  ALLOCV_END(buffer);
-  if (status != STACKREC_OK) srb_raise_status(status, "intern_stack");
-  return UINT2NUM(id);
-}
-
-/* intern_labels({"key" => value, ...}) => Integer id */
-static VALUE handle_intern_labels(VALUE self, VALUE labels) {
-  srb_handle *handle = srb_get_handle(self);
-  VALUE buffer = 0;
-  size_t len;
-  uint32_t id = 0;
-  stackrec_label *array;
-  stackrec_status status;
-  labels = srb_labels_prepare(labels);
-  array = ALLOCV_N(stackrec_label, buffer, RHASH_SIZE(labels));
-  len = srb_labels_fill(labels, array);
-  status = handle->profile
-               ? stackrec_profile_intern_labels(handle->profile, array, len, &id)
-               : stackrec_recorder_intern_labels(handle->recorder, array, len, &id);
-  ALLOCV_END(buffer);
-  RB_GC_GUARD(labels);
-  if (status != STACKREC_OK) srb_raise_status(status, "intern_labels");
-  return UINT2NUM(id);
-}
-
-/* record_ids(values, stack: id | locations: [ids], labels: id | {...},
- *   timestamp: nil); Profile#add_ids */
-static VALUE handle_record_ids(int argc, VALUE *argv, VALUE self) {
-  srb_handle *handle = srb_get_handle(self);
-  const char *method = handle->profile ? "add_ids" : "record_ids";
-  VALUE values, options, k[4], labels = Qnil;
-  VALUE ids_buffer = 0;
-  srb_sample sample;
-  stackrec_id_sample s;
-  stackrec_status status;
-
-  rb_scan_args(argc, argv, "1:", &values, &options);
-  srb_keywords(options, 4, ids_keywords, k);
-  memset(&s, 0, sizeof(s));
-  s.timestamp_ns = srb_timestamp_arg(k[3]);
-  if (k[0] != Qundef && !NIL_P(k[0])) s.stack_id = id_arg(k[0], "stack");
-  if (k[2] != Qundef && RB_INTEGER_TYPE_P(k[2])) {
-    s.labels_id = id_arg(k[2], "labels");
-  } else {
-    labels = k[2] == Qundef ? Qnil : k[2];
-  }
-  SRB_SAMPLE_PREPARE(&sample, handle, rb_ary_new(), values, labels);
-  if (k[1] != Qundef && !NIL_P(k[1])) {
-    uint32_t *ids;
-    check_id_array(k[1], "locations");
-    ids = ALLOCV_N(uint32_t, ids_buffer, RARRAY_LEN(k[1]));
-    s.location_ids = ids;
-    s.location_ids_len = (size_t)RARRAY_LEN(k[1]);
-  }
-  if (s.location_ids != NULL) fill_ids(k[1], "locations", (uint32_t *)s.location_ids);
-  srb_sample_fill(&sample, handle);
-  s.values = sample.value_array;
-  s.values_len = sample.values_len;
-  s.labels = sample.label_array;
-  s.labels_len = sample.labels_len;
-  status = handle->profile ? stackrec_profile_add_ids(handle->profile, &s)
-                           : stackrec_recorder_record_ids(handle->recorder, &s);
-  ALLOCV_END(ids_buffer);
-  srb_sample_release(&sample);
-  if (status != STACKREC_OK) srb_raise_status(status, method);
-  return self;
-}
-
-static VALUE handle_forget_ids(VALUE self) {
-  srb_handle *handle = srb_get_handle(self);
-  CHECK(handle->profile ? stackrec_profile_forget_ids(handle->profile)
-                        : stackrec_recorder_forget_ids(handle->recorder),
-        "forget_ids");
-  return self;
-}
-
-/* ---- Resets and stats ----------------------------------------------------------- */
+/* ---- Resets and stats
+ * ----------------------------------------------------------- */
 
 /* Profile#reset: drops what was recorded; the interval starts anew. */
 static VALUE profile_reset(VALUE self) {
-  CHECK(stackrec_profile_reset(srb_get_handle(self)->profile), "reset");
+  SRB_CHECK(stackrec_profile_reset(srb_get_handle(self)->profile), "reset");
   return self;
 }
 
@@ -704,7 +579,8 @@ static VALUE recorder_reset_after_fork(VALUE self) {
              "reset_after_fork: a #serialize is running in another thread of "
              "this process; call reset_after_fork in a fork child only");
   }
-  CHECK(stackrec_recorder_reset_after_fork(handle->recorder), "reset_after_fork");
+  SRB_CHECK(stackrec_recorder_reset_after_fork(handle->recorder),
+            "reset_after_fork");
   handle->serializing = 0;
   handle->serializing_pid = getpid();
   return Qtrue;
@@ -714,7 +590,8 @@ static VALUE recorder_reset_after_fork(VALUE self) {
 static VALUE recorder_stats(VALUE self) {
   stackrec_stats stats;
   VALUE hash = rb_hash_new();
-  CHECK(stackrec_recorder_stats(srb_get_handle(self)->recorder, &stats), "stats");
+  SRB_CHECK(stackrec_recorder_stats(srb_get_handle(self)->recorder, &stats),
+            "stats");
 #define STACKREC_STAT(field, convert) \
   rb_hash_aset(hash, ID2SYM(rb_intern(#field)), convert(stats.field))
   STACKREC_STAT(last_samples_recorded, ULL2NUM);
@@ -742,48 +619,45 @@ static VALUE module_status_name(VALUE module, VALUE code) {
   return rb_str_new_cstr(stackrec_status_name((stackrec_status)NUM2INT(code)));
 }
 
-/* ---- Init -------------------------------------------------------------------------- */
+/* ---- Init
+ * -------------------------------------------------------------------------- */
 
-static void intern_all(ID *ids, int count, const char *const *names) {
+void srb_intern_all(ID *ids, int count, const char *const *names) {
   int i;
   for (i = 0; i < count; i++) ids[i] = rb_intern(names[i]);
 }
 
 void srb_init_handle(VALUE module) {
   static const char *const new_names[K_COUNT] = {
-      "sample_types", "disabled", "period_type", "period", "max_frames",
-      "max_memory_bytes", "max_output_bytes", "default_sample_type", "comments",
-      "drop_frames", "keep_frames", "live_heap_types", "max_tracked_objects"};
+      "sample_types",       "disabled",
+      "period_type",        "period",
+      "max_frames",         "max_memory_bytes",
+      "max_output_bytes",   "default_sample_type",
+      "comments",           "drop_frames",
+      "keep_frames",        "live_heap_types",
+      "max_tracked_objects"};
   static const char *const record_names[2] = {"labels", "timestamp"};
   static const char *const upscaling_names[U_KEYWORDS] = {
-      "values", "label", "total_sampled", "total_real", "sum", "count", "sampling_distance"};
-  static const char *const mapping_names[5] = {"memory_start", "memory_limit", "file_offset",
-                                               "filename", "build_id"};
-  static const char *const function_names[4] = {"name", "system_name", "filename",
-                                                "start_line"};
-  static const char *const location_names[5] = {"function", "mapping", "address", "line",
-                                                "inlined"};
-  static const char *const ids_names[4] = {"stack", "locations", "labels", "timestamp"};
+      "values", "label", "total_sampled",    "total_real",
+      "sum",    "count", "sampling_distance"};
   VALUE cRecorder, cStackRecorder, classes[3];
   int i;
 
-  intern_all(new_keywords, K_COUNT, new_names);
-  intern_all(record_keywords, 2, record_names);
-  intern_all(upscaling_keywords, U_KEYWORDS, upscaling_names);
-  intern_all(mapping_keywords, 5, mapping_names);
-  intern_all(function_keywords, 4, function_names);
-  intern_all(location_keywords, 5, location_names);
-  intern_all(ids_keywords, 4, ids_names);
+  srb_intern_all(new_keywords, K_COUNT, new_names);
+  srb_intern_all(record_keywords, 2, record_names);
+  srb_intern_all(upscaling_keywords, U_KEYWORDS, upscaling_names);
   id_status = rb_intern("@status");
 
   srb_eError = rb_define_class_under(module, "Error", rb_eStandardError);
-  eInvalidArgument = rb_define_class_under(module, "InvalidArgument", rb_eArgError);
+  eInvalidArgument =
+      rb_define_class_under(module, "InvalidArgument", rb_eArgError);
   eLimitExceeded = rb_define_class_under(module, "LimitExceeded", srb_eError);
   eBusy = rb_define_class_under(module, "Busy", srb_eError);
   eInternal = rb_define_class_under(module, "InternalError", srb_eError);
   eUnsupported = rb_define_class_under(module, "Unsupported", srb_eError);
   rb_define_singleton_method(module, "_status_name", module_status_name, 1);
-  rb_define_const(module, "LIBRARY_VERSION_NUMBER", INT2NUM(stackrec_version_number()));
+  rb_define_const(module, "LIBRARY_VERSION_NUMBER",
+                  INT2NUM(stackrec_version_number()));
 
   cProfile = rb_define_class_under(module, "Profile", rb_cObject);
   cRecorder = rb_define_class_under(module, "Recorder", rb_cObject);
@@ -802,16 +676,10 @@ void srb_init_handle(VALUE module) {
     rb_define_method(c, "initialize", handle_initialize, -1);
     rb_define_method(c, "sample_type_names", handle_sample_type_names, 0);
     rb_define_method(c, i == 0 ? "add" : "record", handle_record, -1);
-    rb_define_method(c, i == 0 ? "set_endpoint" : "record_endpoint", handle_record_endpoint, 2);
+    rb_define_method(c, i == 0 ? "set_endpoint" : "record_endpoint",
+                     handle_record_endpoint, 2);
     rb_define_method(c, "add_endpoint_count", handle_add_endpoint_count, -1);
     rb_define_method(c, "add_upscaling_rule", handle_add_upscaling_rule, -1);
-    rb_define_method(c, "intern_mapping", handle_intern_mapping, -1);
-    rb_define_method(c, "intern_function", handle_intern_function, -1);
-    rb_define_method(c, "intern_location", handle_intern_location, -1);
-    rb_define_method(c, "intern_stack", handle_intern_stack, 1);
-    rb_define_method(c, "intern_labels", handle_intern_labels, 1);
-    rb_define_method(c, i == 0 ? "add_ids" : "record_ids", handle_record_ids, -1);
-    rb_define_method(c, "forget_ids", handle_forget_ids, 0);
   }
   rb_define_method(cProfile, "reset", profile_reset, 0);
   rb_define_method(cRecorder, "track", recorder_track, -1);
@@ -819,21 +687,26 @@ void srb_init_handle(VALUE module) {
 
   /* Recorder and StackRecorder. */
   for (i = 1; i < 3; i++) {
-    rb_define_method(classes[i], "reset_after_fork", recorder_reset_after_fork, 0);
+    rb_define_method(classes[i], "reset_after_fork", recorder_reset_after_fork,
+                     0);
     rb_define_method(classes[i], "stats", recorder_stats, 0);
   }
 
   /* StackRecorder: the surface of the StackRecorder in Datadog's profiler;
    * lib/stackrec/stack_recorder.rb has the rest. */
-  rb_define_private_method(cStackRecorder, "_native_initialize", handle_initialize, -1);
-  rb_define_method(cStackRecorder, "record_sample", stack_recorder_record_sample, -1);
-  rb_define_method(cStackRecorder, "record_endpoint", handle_record_endpoint, 2);
+  rb_define_private_method(cStackRecorder, "_native_initialize",
+                           handle_initialize, -1);
+  rb_define_method(cStackRecorder, "record_sample",
+                   stack_recorder_record_sample, -1);
+  rb_define_method(cStackRecorder, "record_endpoint", handle_record_endpoint,
+                   2);
 }
 
 RUBY_FUNC_EXPORTED void Init_stackrec_ruby(void) {
   VALUE module = rb_define_module("Stackrec");
   srb_init_convert();
   srb_init_handle(module);
+  srb_init_ids(module);
   srb_init_serialize(module);
   srb_init_heap_profiler(module);
 }

@@ -27,7 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* ---- The wrapped handle --------------------------------------------------- */
+/* ---- The wrapped handle ---------------------------------------------------
+ */
 
 typedef struct {
   /* Exactly one is set once #initialize ran: a Stackrec::Profile owns a
@@ -52,7 +53,8 @@ extern const rb_data_type_t srb_handle_type;
 srb_handle *srb_get_handle(VALUE self);
 int srb_serializing_here(const srb_handle *handle);
 
-/* ---- Errors ----------------------------------------------------------------- */
+/* ---- Errors -----------------------------------------------------------------
+ */
 
 extern VALUE srb_eError; /* Stackrec::Error, a StandardError */
 
@@ -60,8 +62,15 @@ extern VALUE srb_eError; /* Stackrec::Error, a StandardError */
 NORETURN(void srb_raise_status(stackrec_status status, const char *method));
 /* The same, from a message captured earlier (the GVL was released). */
 NORETURN(void srb_raise_captured(stackrec_status status, const char *message));
+/* Raises for `call`'s status unless it is STACKREC_OK. */
+#define SRB_CHECK(call, method)                                                \
+  do {                                                                         \
+    stackrec_status check_status_ = (call);                                    \
+    if (check_status_ != STACKREC_OK) srb_raise_status(check_status_, method); \
+  } while (0)
 
-/* ---- Conversions ---------------------------------------------------------- */
+/* ---- Conversions ----------------------------------------------------------
+ */
 
 /* A String's bytes, borrowed: valid while the string is neither changed nor
  * collected, and no allocation happens (see the top of this file). */
@@ -94,15 +103,16 @@ typedef struct {
 
 void srb_sample_check(srb_sample *sample, const srb_handle *handle,
                       VALUE frames, VALUE values, VALUE labels);
-#define SRB_SAMPLE_PREPARE(sample, handle, frames, values, labels)              \
-  do {                                                                          \
-    srb_sample_check((sample), (handle), (frames), (values), (labels));         \
-    (sample)->locations = ALLOCV_N(stackrec_location, (sample)->locations_buffer, \
-                                   (sample)->locations_len);                    \
-    (sample)->value_array =                                                     \
-        ALLOCV_N(int64_t, (sample)->values_buffer, (sample)->values_len);       \
-    (sample)->label_array = ALLOCV_N(stackrec_label, (sample)->labels_buffer,   \
-                                     (sample)->labels_capacity);                \
+#define SRB_SAMPLE_PREPARE(sample, handle, frames, values, labels)            \
+  do {                                                                        \
+    srb_sample_check((sample), (handle), (frames), (values), (labels));       \
+    (sample)->locations =                                                     \
+        ALLOCV_N(stackrec_location, (sample)->locations_buffer,               \
+                 (sample)->locations_len);                                    \
+    (sample)->value_array =                                                   \
+        ALLOCV_N(int64_t, (sample)->values_buffer, (sample)->values_len);     \
+    (sample)->label_array = ALLOCV_N(stackrec_label, (sample)->labels_buffer, \
+                                     (sample)->labels_capacity);              \
   } while (0)
 void srb_sample_fill(srb_sample *sample, const srb_handle *handle);
 void srb_sample_release(srb_sample *sample);
@@ -113,14 +123,18 @@ void srb_sample_release(srb_sample *sample);
 VALUE srb_labels_prepare(VALUE labels);
 size_t srb_labels_fill(VALUE labels, stackrec_label *out);
 
-/* Splits a keyword Hash (nil: none) by `ids`, the accepted keywords; an unknown one raises ArgumentError as Ruby's own
- * keyword arguments do. values[i] is Qundef when ids[i] was not given. */
+/* Splits a keyword Hash (nil: none) by `ids`, the accepted keywords; an unknown
+ * one raises ArgumentError as Ruby's own keyword arguments do. values[i] is
+ * Qundef when ids[i] was not given. */
 void srb_keywords(VALUE hash, int count, const ID *ids, VALUE *values);
 
 /* ---- The parts, each Init'ed by Init_stackrec_ruby ----------------------- */
 
 void srb_init_convert(void);
 void srb_init_handle(VALUE module);
+void srb_init_ids(VALUE module);
+/* ids[i] = rb_intern(names[i]), for the keyword tables. */
+void srb_intern_all(ID *ids, int count, const char *const *names);
 void srb_init_serialize(VALUE module);
 void srb_init_heap_profiler(VALUE module);
 
