@@ -52,6 +52,16 @@ class RecorderTest < Minitest::Test
     assert_equal [{"cpu-samples" => 2, "alloc-space" => 14}], profile.samples.map(&:values)
   end
 
+  def test_enabled_names_the_types_to_keep_or_flags_each
+    [{enabled: ["cpu-samples", :"alloc-space"]}, {enabled: {"wall-time" => false}}].each do |option|
+      recorder = Stackrec::Recorder.new(sample_types: TYPES, **option)
+      recorder.record(SHOW, {"cpu-samples" => 1, "wall-time" => 5, "alloc-space" => 7})
+      assert_equal [["cpu-samples", "count"], ["alloc-space", "bytes"]],
+                   decode(recorder.serialize!).sample_types, option.inspect
+    end
+    assert_raises(ArgumentError) { Stackrec::Recorder.new(sample_types: TYPES, enabled: [], disabled: []) }
+  end
+
   def test_serialize_returns_the_utc_interval_the_bytes_and_the_stats
     @recorder.record(SHOW, {"cpu-samples" => 3})
     encoded = @recorder.serialize

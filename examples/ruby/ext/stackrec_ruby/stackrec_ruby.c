@@ -140,6 +140,7 @@ srb_handle *srb_get_handle(VALUE self) {
 enum {
   K_SAMPLE_TYPES,
   K_DISABLED,
+  K_ENABLED,
   K_PERIOD_TYPE,
   K_PERIOD,
   K_MAX_FRAMES,
@@ -273,6 +274,30 @@ static VALUE handle_initialize(int argc, VALUE *argv, VALUE self) {
           false;
     }
     RB_GC_GUARD(disabled);
+  }
+  if (k[K_ENABLED] != Qundef && !NIL_P(k[K_ENABLED])) {
+    VALUE flags = k[K_ENABLED];
+    if (k[K_DISABLED] != Qundef && !NIL_P(k[K_DISABLED])) {
+      rb_raise(rb_eArgError, "give enabled: or disabled:, not both");
+    }
+    /* {name => true or false} changes the types it names; an Array of
+     * names enables those alone. */
+    if (RB_TYPE_P(flags, T_HASH)) {
+      flags = rb_funcall(flags, rb_intern("to_a"), 0);
+      for (i = 0; i < RARRAY_LEN(flags); i++) {
+        VALUE pair = RARRAY_AREF(flags, i);
+        enabled[srb_type_offset(handle, RARRAY_AREF(pair, 0), "enabled")] =
+            srb_bool_arg(RARRAY_AREF(pair, 1), "enabled: a flag");
+      }
+    } else {
+      if (!RB_TYPE_P(flags, T_ARRAY)) flags = rb_ary_new_from_args(1, flags);
+      for (i = 0; i < n; i++) enabled[i] = false;
+      for (i = 0; i < RARRAY_LEN(flags); i++) {
+        enabled[srb_type_offset(handle, RARRAY_AREF(flags, i), "enabled")] =
+            true;
+      }
+    }
+    RB_GC_GUARD(flags);
   }
   live = names_arg(k[K_LIVE_HEAP_TYPES]);
   if (!NIL_P(live)) {
@@ -628,14 +653,20 @@ void srb_intern_all(ID *ids, int count, const char *const *names) {
 }
 
 void srb_init_handle(VALUE module) {
-  static const char *const new_names[K_COUNT] = {
-      "sample_types",       "disabled",
-      "period_type",        "period",
-      "max_frames",         "max_memory_bytes",
-      "max_output_bytes",   "default_sample_type",
-      "comments",           "drop_frames",
-      "keep_frames",        "live_heap_types",
-      "max_tracked_objects"};
+  static const char *const new_names[K_COUNT] = {"sample_types",
+                                                 "disabled",
+                                                 "enabled",
+                                                 "period_type",
+                                                 "period",
+                                                 "max_frames",
+                                                 "max_memory_bytes",
+                                                 "max_output_bytes",
+                                                 "default_sample_type",
+                                                 "comments",
+                                                 "drop_frames",
+                                                 "keep_frames",
+                                                 "live_heap_types",
+                                                 "max_tracked_objects"};
   static const char *const record_names[2] = {"labels", "timestamp"};
   static const char *const upscaling_names[U_KEYWORDS] = {
       "values", "label", "total_sampled",    "total_real",

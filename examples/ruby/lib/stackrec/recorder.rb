@@ -13,7 +13,7 @@
 #   start, finish, pprof, stats = recorder.serialize
 #
 # Creating (both classes):
-#   new(sample_types:, disabled: [], period_type: nil, period: 0,
+#   new(sample_types:, disabled: [] or enabled: nil, period_type: nil, period: 0,
 #       max_frames: 0, max_memory_bytes: 0, max_output_bytes: 0,
 #       default_sample_type: nil, comments: [], drop_frames: nil,
 #       keep_frames: nil)
@@ -21,7 +21,9 @@
 #   sample_types is a Hash {name => unit} or an Array of [name, unit], in
 #   the order pprof lists them; names are Strings or Symbols. `disabled`
 #   names types to leave out of the output: samples go on passing values
-#   for them, so enabling one changes no record call. 0 or nil leaves an
+#   for them, so enabling one changes no record call. `enabled` says the
+#   same the other way round: the names of the types to keep, or
+#   {name => true or false}. 0 or nil leaves an
 #   option at the library's default (docs/limits.md).
 #
 # Recording (Recorder: any thread, also while another serializes):
