@@ -123,6 +123,28 @@ class RecorderTest < Minitest::Test
                  samples.map { |s| s.labels["end_timestamp_ns"] }.sort_by(&:to_i)
   end
 
+  def test_trace_links_are_pprof_labels_and_otlp_links
+    trace = (1..16).to_a.pack("C*")
+    span = (1..8).to_a.pack("C*")
+    @recorder.record(SHOW, {"cpu-samples" => 1}, link: [trace, span])
+    @recorder.record(SHOW, {"cpu-samples" => 1},
+                     link: [trace.unpack1("H*").to_i(16), span.unpack1("H*").to_i(16)])
+    @recorder.record(SHOW, {"cpu-samples" => 1})
+    samples = decode(@recorder.serialize!).samples.sort_by { |s| s.values["cpu-samples"] }
+    assert_equal [1, 2], samples.map { |s| s.values["cpu-samples"] }
+    assert_equal({"trace_id" => trace.unpack1("H*"), "span_id" => span.unpack1("H*")},
+                 samples.last.labels)
+    @recorder.record_ids({"cpu-samples" => 1}, stack: @recorder.intern_stack([]), link: [trace, span])
+    links = otlp(@recorder.serialize!(format: :otlp)).dictionary.link_table
+    assert_equal [["\0" * 16, "\0" * 8], [trace, span]], links.map { |l| [l.trace_id, l.span_id] }
+    error = assert_raises(Stackrec::InvalidArgument) do
+      @recorder.record(SHOW, {"cpu-samples" => 1}, link: ["\0" * 16, span])
+    end
+    assert_match(/sample.link.trace_id is all zero/, error.message)
+    assert_raises(ArgumentError) { @recorder.record(SHOW, {"cpu-samples" => 1}, link: [trace, "x"]) }
+    assert_raises(RangeError) { @recorder.record(SHOW, {"cpu-samples" => 1}, link: [1 << 128, 1]) }
+  end
+
   def test_endpoints_label_spans_and_endpoint_counts_come_back
     @recorder.record(SHOW, {"cpu-samples" => 1}, labels: {"local root span id" => 42})
     @recorder.record_endpoint(42, "GET /users/:id")

@@ -36,11 +36,11 @@ unless have_header("stackrec/stackrec.h") &&
        have_func("stackrec_recorder_new", "stackrec/stackrec.h")
   abort "stackrec: pkg-config's stackrec flags do not compile and link; see mkmf.log"
 end
-# The gem covers the 1.1 API (budgets, compress_threads); a 1.x library
-# from 1.1 on runs it.
+# The gem covers the 1.2 API (budgets, compress_threads, trace links); a
+# 1.x library from 1.2 on runs it.
 unless try_compile("#include <stackrec/stackrec.h>\n" \
-                   "#if STACKREC_VERSION_NUMBER < 10100\n#error too old\n#endif\n")
-  abort "stackrec: the gem needs stackrec 1.1 or later; pkg-config found " \
+                   "#if STACKREC_VERSION_NUMBER < 10200\n#error too old\n#endif\n")
+  abort "stackrec: the gem needs stackrec 1.2 or later; pkg-config found " \
         "#{pkg_config('stackrec', 'modversion')}"
 end
 # The heap profiler measures objects as ObjectSpace.memsize_of does.

@@ -13,7 +13,7 @@
 #include "stackrec_ruby.h"
 
 static ID mapping_keywords[5], function_keywords[4], location_keywords[5],
-    ids_keywords[4];
+    ids_keywords[5];
 
 #define INTERN(handle, what, arg, id)                               \
   ((handle)->profile                                                \
@@ -150,20 +150,22 @@ static VALUE handle_intern_labels(VALUE self, VALUE labels) {
 }
 
 /* record_ids(values, stack: id | locations: [ids], labels: id | {...},
- *   timestamp: nil); Profile#add_ids */
+ *   timestamp: nil, link: nil); Profile#add_ids */
 static VALUE handle_record_ids(int argc, VALUE *argv, VALUE self) {
   srb_handle *handle = srb_get_handle(self);
   const char *method = handle->profile ? "add_ids" : "record_ids";
-  VALUE values, options, k[4], labels = Qnil;
+  VALUE values, options, k[5], labels = Qnil;
   VALUE ids_buffer = 0;
   srb_sample sample;
   stackrec_id_sample s;
+  stackrec_link link_ids;
   stackrec_status status;
 
   rb_scan_args(argc, argv, "1:", &values, &options);
-  srb_keywords(options, 4, ids_keywords, k);
+  srb_keywords(options, 5, ids_keywords, k);
   memset(&s, 0, sizeof(s));
   s.timestamp_ns = srb_timestamp_arg(k[3]);
+  s.link = srb_link_arg(k[4], &link_ids);
   if (k[0] != Qundef && !NIL_P(k[0])) s.stack_id = id_arg(k[0], "stack");
   if (k[2] != Qundef && RB_INTEGER_TYPE_P(k[2])) {
     s.labels_id = id_arg(k[2], "labels");
@@ -208,14 +210,14 @@ void srb_init_ids(VALUE module) {
                                                 "filename", "start_line"};
   static const char *const location_names[5] = {"function", "mapping",
                                                 "address", "line", "inlined"};
-  static const char *const ids_names[4] = {"stack", "locations", "labels",
-                                           "timestamp"};
+  static const char *const ids_names[5] = {"stack", "locations", "labels",
+                                           "timestamp", "link"};
   const char *const classes[2] = {"Profile", "Recorder"};
   int i;
   srb_intern_all(mapping_keywords, 5, mapping_names);
   srb_intern_all(function_keywords, 4, function_names);
   srb_intern_all(location_keywords, 5, location_names);
-  srb_intern_all(ids_keywords, 4, ids_names);
+  srb_intern_all(ids_keywords, 5, ids_names);
   for (i = 0; i < 2; i++) {
     VALUE c = rb_const_get(module, rb_intern(classes[i]));
     rb_define_method(c, "intern_mapping", handle_intern_mapping, -1);

@@ -361,15 +361,17 @@ static VALUE handle_sample_type_names(VALUE self) {
 /* ---- Recording
  * ------------------------------------------------------------------ */
 
-static ID record_keywords[2]; /* labels:, timestamp: */
+static ID record_keywords[3]; /* labels:, timestamp:, link: */
 
 static void add_sample(VALUE self, VALUE frames, VALUE values, VALUE labels,
-                       VALUE timestamp, const char *method) {
+                       VALUE timestamp, VALUE link, const char *method) {
   srb_handle *handle = srb_get_handle(self);
   srb_sample sample;
   stackrec_sample s;
+  stackrec_link link_ids;
   stackrec_status status;
   int64_t timestamp_ns = srb_timestamp_arg(timestamp);
+  const stackrec_link *link_arg = srb_link_arg(link, &link_ids);
   SRB_SAMPLE_PREPARE(&sample, handle, frames, values, labels);
   srb_sample_fill(&sample, handle);
   memset(&s, 0, sizeof(s));
@@ -380,18 +382,19 @@ static void add_sample(VALUE self, VALUE frames, VALUE values, VALUE labels,
   s.labels = sample.label_array;
   s.labels_len = sample.labels_len;
   s.timestamp_ns = timestamp_ns;
+  s.link = link_arg;
   status = handle->profile ? stackrec_profile_add(handle->profile, &s)
                            : stackrec_recorder_record(handle->recorder, &s);
   srb_sample_release(&sample);
   if (status != STACKREC_OK) srb_raise_status(status, method);
 }
 
-/* record(frames, values, labels: {}, timestamp: nil); Profile#add */
+/* record(frames, values, labels: {}, timestamp: nil, link: nil); Profile#add */
 static VALUE handle_record(int argc, VALUE *argv, VALUE self) {
-  VALUE frames, values, options, k[2];
+  VALUE frames, values, options, k[3];
   rb_scan_args(argc, argv, "2:", &frames, &values, &options);
-  srb_keywords(options, 2, record_keywords, k);
-  add_sample(self, frames, values, k[0], k[1],
+  srb_keywords(options, 3, record_keywords, k);
+  add_sample(self, frames, values, k[0], k[1], k[2],
              srb_get_handle(self)->profile ? "add" : "record");
   return self;
 }
@@ -407,21 +410,29 @@ static VALUE stack_recorder_record_sample(int argc, VALUE *argv, VALUE self) {
              "%+" PRIsVALUE,
              values);
   }
-  add_sample(self, frames, values, labels, Qnil, "record_sample");
+  add_sample(self, frames, values, labels, Qnil, Qnil, "record_sample");
   return Qnil;
 }
 
-/* track(object_id, frames, values, labels: {}) */
+/* track(object_id, frames, values, labels: {}, link: nil) */
 static VALUE recorder_track(int argc, VALUE *argv, VALUE self) {
-  VALUE object_id, frames, values, options, k[1];
+  static ID track_keywords[2]; /* labels:, link: */
+  VALUE object_id, frames, values, options, k[2];
   srb_handle *handle = srb_get_handle(self);
   srb_sample sample;
   stackrec_sample s;
+  stackrec_link link_ids;
+  const stackrec_link *link_arg;
   stackrec_status status;
   uint64_t id;
+  if (track_keywords[0] == 0) {
+    track_keywords[0] = record_keywords[0];
+    track_keywords[1] = record_keywords[2];
+  }
   rb_scan_args(argc, argv, "3:", &object_id, &frames, &values, &options);
-  srb_keywords(options, 1, record_keywords, k);
+  srb_keywords(options, 2, track_keywords, k);
   id = srb_uint64_arg(object_id, "object_id");
+  link_arg = srb_link_arg(k[1], &link_ids);
   SRB_SAMPLE_PREPARE(&sample, handle, frames, values, k[0]);
   srb_sample_fill(&sample, handle);
   memset(&s, 0, sizeof(s));
@@ -431,6 +442,7 @@ static VALUE recorder_track(int argc, VALUE *argv, VALUE self) {
   s.values_len = sample.values_len;
   s.labels = sample.label_array;
   s.labels_len = sample.labels_len;
+  s.link = link_arg;
   status = stackrec_recorder_track(handle->recorder, id, &s);
   srb_sample_release(&sample);
   if (status != STACKREC_OK) srb_raise_status(status, "track");
@@ -667,7 +679,7 @@ void srb_init_handle(VALUE module) {
                                                  "keep_frames",
                                                  "live_heap_types",
                                                  "max_tracked_objects"};
-  static const char *const record_names[2] = {"labels", "timestamp"};
+  static const char *const record_names[3] = {"labels", "timestamp", "link"};
   static const char *const upscaling_names[U_KEYWORDS] = {
       "values", "label", "total_sampled",    "total_real",
       "sum",    "count", "sampling_distance"};
@@ -675,7 +687,7 @@ void srb_init_handle(VALUE module) {
   int i;
 
   srb_intern_all(new_keywords, K_COUNT, new_names);
-  srb_intern_all(record_keywords, 2, record_names);
+  srb_intern_all(record_keywords, 3, record_names);
   srb_intern_all(upscaling_keywords, U_KEYWORDS, upscaling_names);
   id_status = rb_intern("@status");
 

@@ -85,6 +85,9 @@ bool srb_bool_arg(VALUE value, const char *what);
 size_t srb_type_offset(const srb_handle *handle, VALUE name, const char *what);
 /* Unix nanoseconds of a Time, or an Integer as is; nil is 0. */
 int64_t srb_timestamp_arg(VALUE value);
+/* A trace link: nil (NULL), or [trace_id, span_id], each a String of 16
+ * (8) bytes or a non-negative Integer that fits them, into *out. */
+const stackrec_link *srb_link_arg(VALUE value, stackrec_link *out);
 
 /* A sample's stack, values and labels, ready for stackrec. Built by
  * SRB_SAMPLE_PREPARE (which may allocate, and takes the scratch arrays in

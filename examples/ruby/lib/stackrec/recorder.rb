@@ -38,6 +38,9 @@
 #     labels: {"key" => String, or Integer, or [Integer, "unit"]}.
 #     timestamp: a Time or Integer Unix nanoseconds; such a sample stays on
 #       its own (end_timestamp_ns) instead of being summed.
+#     link: [trace_id, span_id], the trace and span the sample ran under,
+#       each a binary String (16 and 8 bytes) or an Integer; record_ids and
+#       track take it too (docs/format.md#trace-links).
 #   record_endpoint(local_root_span_id, endpoint)           Profile#set_endpoint
 #   add_endpoint_count(endpoint, value = 1)
 #   add_upscaling_rule(:proportional, values: [types], total_sampled:,
@@ -53,11 +56,11 @@
 #   intern_stack([location ids, leaf first])
 #   intern_labels({"key" => value})
 #   record_ids(values, stack: id, locations: [ids], labels: id or Hash,
-#              timestamp: nil)                               Profile#add_ids
+#              timestamp: nil, link: nil)                    Profile#add_ids
 #   forget_ids
 #
 # Live heap (Recorder with live_heap_types):
-#   track(object_id, frames, values, labels: {}), untrack(object_id)
+#   track(object_id, frames, values, labels: {}, link: nil), untrack(object_id)
 #
 # Serializing (one thread at a time; the GVL is released while encoding):
 #   serialize(format: :pprof, compression: :gzip, level: 0,
