@@ -122,7 +122,8 @@ typedef enum stackrec_status {
   STACKREC_LIMIT_EXCEEDED = 3,   /* a size or count limit was reached */
   STACKREC_BUSY = 4,             /* another thread holds the operation */
   STACKREC_INTERNAL = 5,         /* a bug in stackrec; please report it */
-  STACKREC_UNSUPPORTED = 6       /* a field this library does not know is set (newer header) */
+  STACKREC_UNSUPPORTED = 6,      /* a field this library does not know is set (newer header) */
+  STACKREC_TIMED_OUT = 7         /* since 1.2: a deadline passed first (libstackrec_export) */
 } stackrec_status;
 
 /* The enum's name for `status`, e.g. "STACKREC_OK"; "STACKREC_UNKNOWN" for a value this version
@@ -134,6 +135,11 @@ STACKREC_API const char *stackrec_status_name(stackrec_status status);
  * never NULL; owned by the library and valid until this thread's next stackrec call. Successful
  * calls do not clear it. */
 STACKREC_API const char *stackrec_last_error(void);
+
+/* Since 1.2, for libraries built on stackrec's C API (libstackrec_export) that report their errors
+ * the same way: makes `message` (NUL-terminated, copied; truncated to 511 bytes; NULL is "") this
+ * thread's stackrec_last_error(). Thread-safe; never allocates. */
+STACKREC_API void stackrec_last_error_set(const char *message);
 
 /* ---- Handles ------------------------------------------------------------- */
 

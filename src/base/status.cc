@@ -24,4 +24,8 @@ Status Error(Code code, const char* format, ...) {
 
 const char* LastErrorMessage() { return last_error; }
 
+void SetLastErrorMessage(const char* message) {
+  std::snprintf(last_error, sizeof(last_error), "%s", message == nullptr ? "" : message);
+}
+
 }  // namespace stackrec

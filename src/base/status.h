@@ -21,6 +21,7 @@ enum class Code : int {
   kBusy = 4,
   kInternal = 5,
   kUnsupported = 6,
+  kTimedOut = 7,
 };
 
 class [[nodiscard]] Status {
@@ -42,6 +43,10 @@ Status Error(Code code, const char* format, ...) __attribute__((format(printf, 2
 
 // This thread's last error message; "" if none. Never null.
 const char* LastErrorMessage();
+
+// Makes `message` (copied, truncated to fit; null is "") this thread's last
+// error message, for the libraries that report through stackrec's.
+void SetLastErrorMessage(const char* message);
 
 #define STACKREC_RETURN_IF_ERROR(expr)   \
   do {                                   \

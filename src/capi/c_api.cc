@@ -36,6 +36,7 @@ static_assert(STACKREC_LIMIT_EXCEEDED == static_cast<int>(stackrec::Code::kLimit
 static_assert(STACKREC_BUSY == static_cast<int>(stackrec::Code::kBusy), "");
 static_assert(STACKREC_INTERNAL == static_cast<int>(stackrec::Code::kInternal), "");
 static_assert(STACKREC_UNSUPPORTED == static_cast<int>(stackrec::Code::kUnsupported), "");
+static_assert(STACKREC_TIMED_OUT == static_cast<int>(stackrec::Code::kTimedOut), "");
 static_assert(STACKREC_COMPRESSION_GZIP == static_cast<int>(stackrec::Compression::kGzip), "");
 static_assert(STACKREC_COMPRESSION_NONE == static_cast<int>(stackrec::Compression::kNone), "");
 static_assert(STACKREC_COMPRESSION_ZSTD == static_cast<int>(stackrec::Compression::kZstd), "");
@@ -66,12 +67,16 @@ const char* stackrec_status_name(stackrec_status status) {
       return "STACKREC_INTERNAL";
     case STACKREC_UNSUPPORTED:
       return "STACKREC_UNSUPPORTED";
+    case STACKREC_TIMED_OUT:
+      return "STACKREC_TIMED_OUT";
     default:
       return "STACKREC_UNKNOWN";
   }
 }
 
 const char* stackrec_last_error(void) { return stackrec::LastErrorMessage(); }
+
+void stackrec_last_error_set(const char* message) { stackrec::SetLastErrorMessage(message); }
 
 stackrec_status stackrec_profile_new_sized(const stackrec_profile_options* host_opts,
                                            stackrec_profile** out, size_t opts_size) {
