@@ -6,6 +6,10 @@ find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
+if(STACKREC_BUILD_EXPORT)
+  find_package(CURL REQUIRED)  # CMake's FindCURL: CURL::libcurl
+  find_package(Threads REQUIRED)
+endif()
 
 if(STACKREC_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED CONFIG)

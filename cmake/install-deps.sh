@@ -27,6 +27,7 @@ packages=(
   # stackrec-exec: libunwind's headers (the shim loads libunwind.so.8 at run
   # time) and elfutils' libdw/libdwfl for symbolizing
   libunwind-dev libdw-dev
+  libcurl4-openssl-dev  # libstackrec_export's HTTP(S) client
 )
 
 missing=()
