@@ -73,7 +73,7 @@ void HttpClient::Wakeup() { curl_multi_wakeup(multi_); }
 
 Outcome HttpClient::Perform(const HttpRequest& r) {
   Outcome out;
-  char error[CURL_ERROR_SIZE] = "";
+  error_[0] = '\0';
   // Options start from scratch each time; the connection cache survives.
   curl_easy_reset(easy_);
   std::unique_ptr<curl_slist, SlistDeleter> headers;
@@ -90,7 +90,7 @@ Outcome HttpClient::Perform(const HttpRequest& r) {
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout_ms));
   curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
-  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_);
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &out);
   curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);
@@ -152,7 +152,7 @@ Outcome HttpClient::Perform(const HttpRequest& r) {
   if (out.code == CURLE_OK) {
     curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &out.status);
   } else {
-    out.error = error[0] != '\0' ? error : curl_easy_strerror(out.code);
+    out.error = error_[0] != '\0' ? error_ : curl_easy_strerror(out.code);
   }
   return out;
 }

@@ -49,6 +49,10 @@ class HttpClient {
   const std::atomic<bool>* stop_;
   CURLM* multi_ = nullptr;
   CURL* easy_ = nullptr;
+  // curl keeps the pointer and may write to it whenever it fails, even
+  // while closing a cached connection in curl_easy_cleanup: it lives as long
+  // as the handle.
+  char error_[CURL_ERROR_SIZE] = "";
 };
 
 }  // namespace stackrec_export
