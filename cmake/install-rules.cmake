@@ -16,6 +16,12 @@
 #                                 Requires.private, so link it with
 #                                 `pkg-config --static`
 #
+# and, when built (STACKREC_BUILD_EXPORT), the exporter beside them:
+# include/stackrec/export.h, lib/libstackrec_export.so.1 and
+# lib/libstackrec_export_static.a, the targets stackrec::stackrec_export and
+# stackrec::stackrec_export_static (the package's `export` component), and
+# stackrec_export.pc / stackrec_export_static.pc.
+#
 # The build tree also gets pkgconfig/stackrec-uninstalled.pc (and the static
 # one): pkg-config prefers a package's -uninstalled file when it is on
 # PKG_CONFIG_PATH, so a Ruby or Python extension can be built against a tree
@@ -56,6 +62,34 @@ install(TARGETS stackrec_static
 install(FILES "${PROJECT_SOURCE_DIR}/include/stackrec/stackrec.h"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/stackrec"
   COMPONENT stackrec_Development)
+# The exporter in export sets of its own, so that the package can load it
+# only where it was built, and its static half only where libcurl is found.
+if(STACKREC_BUILD_EXPORT)
+  install(TARGETS stackrec_export
+    EXPORT stackrecExportTargets
+    LIBRARY
+      DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+      COMPONENT stackrec_Runtime
+      NAMELINK_COMPONENT stackrec_Development
+    INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(TARGETS stackrec_export_static
+    EXPORT stackrecExportStaticTargets
+    ARCHIVE
+      DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+      COMPONENT stackrec_Development
+    INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(FILES "${PROJECT_SOURCE_DIR}/include/stackrec/export.h"
+    DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/stackrec"
+    COMPONENT stackrec_Development)
+  install(EXPORT stackrecExportTargets
+    NAMESPACE stackrec::
+    DESTINATION "${STACKREC_INSTALL_CMAKEDIR}"
+    COMPONENT stackrec_Development)
+  install(EXPORT stackrecExportStaticTargets
+    NAMESPACE stackrec::
+    DESTINATION "${STACKREC_INSTALL_CMAKEDIR}"
+    COMPONENT stackrec_Development)
+endif()
 
 # ---- CMake package ----------------------------------------------------------
 
@@ -87,8 +121,13 @@ file(WRITE "${PROJECT_BINARY_DIR}/package/stackrecConfig.cmake" [=[
 #   stackrec::stackrec_static  libstackrec_static.a, defined only when its
 #                              dependencies (abseil, protobuf-lite, ISA-L,
 #                              zstd) are found as well
-# Components: `shared` and `static`; `COMPONENTS static` makes the second
-# one required.
+#   stackrec::stackrec_export  libstackrec_export.so, when the package was
+#                              built with the exporter (component `export`)
+#   stackrec::stackrec_export_static
+#                              its static library, when the static core is
+#                              defined and libcurl is found as well
+# Components: `shared`, `static` and `export`; naming one makes it
+# required.
 include("${CMAKE_CURRENT_LIST_DIR}/stackrecTargets.cmake")
 set(stackrec_shared_FOUND TRUE)
 
@@ -115,6 +154,19 @@ if(absl_FOUND AND TARGET protobuf::libprotobuf-lite AND TARGET PkgConfig::ISAL
   include("${CMAKE_CURRENT_LIST_DIR}/stackrecStaticTargets.cmake")
   set(stackrec_static_FOUND TRUE)
 endif()
+
+set(stackrec_export_FOUND FALSE)
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/stackrecExportTargets.cmake")
+  include("${CMAKE_CURRENT_LIST_DIR}/stackrecExportTargets.cmake")
+  set(stackrec_export_FOUND TRUE)
+  if(stackrec_static_FOUND)
+    find_package(CURL ${_stackrec_quiet})
+    find_package(Threads ${_stackrec_quiet})
+    if(TARGET CURL::libcurl AND TARGET Threads::Threads)
+      include("${CMAKE_CURRENT_LIST_DIR}/stackrecExportStaticTargets.cmake")
+    endif()
+  endif()
+endif()
 unset(_stackrec_quiet)
 
 foreach(_stackrec_component IN LISTS stackrec_FIND_COMPONENTS)
@@ -124,9 +176,12 @@ foreach(_stackrec_component IN LISTS stackrec_FIND_COMPONENTS)
     if(_stackrec_component STREQUAL "static")
       set(stackrec_NOT_FOUND_MESSAGE
           "stackrec::stackrec_static needs abseil, protobuf-lite, ISA-L and zstd, and not all of them were found")
+    elseif(_stackrec_component STREQUAL "export")
+      set(stackrec_NOT_FOUND_MESSAGE
+          "this stackrec was built without libstackrec_export (STACKREC_BUILD_EXPORT)")
     else()
       set(stackrec_NOT_FOUND_MESSAGE
-          "stackrec has no component `${_stackrec_component}` (there are `shared` and `static`)")
+          "stackrec has no component `${_stackrec_component}` (there are `shared`, `static` and `export`)")
     endif()
   endif()
 endforeach()
@@ -142,17 +197,21 @@ install(FILES
 # ---- pkg-config -------------------------------------------------------------
 
 # stackrec_write_pc(<output> <name> <description> <library> <prefix> <libdir>
-#                   <includedir> [<requires.private> <libs.private>])
+#                   <includedir> [<requires.private> <libs.private> [<requires>]])
 # Writes one .pc file. Values may hold generator expressions (the build
 # tree's libdir does) and ${...} references resolved by pkg-config.
 function(stackrec_write_pc output name description library prefix libdir includedir)
   set(requires_private "${ARGV7}")
   set(libs_private "${ARGV8}")
+  set(requires "${ARGV9}")
   set(content "prefix=${prefix}\nlibdir=${libdir}\nincludedir=${includedir}\n\n")
   string(APPEND content
     "Name: ${name}\n"
     "Description: ${description}\n"
     "Version: ${PROJECT_VERSION}\n")
+  if(requires)
+    string(APPEND content "Requires: ${requires}\n")
+  endif()
   if(requires_private)
     string(APPEND content "Requires.private: ${requires_private}\n")
   endif()
@@ -198,6 +257,27 @@ install(FILES
     "${PROJECT_BINARY_DIR}/package/stackrec_static.pc"
   DESTINATION "${STACKREC_INSTALL_PKGCONFIGDIR}"
   COMPONENT stackrec_Development)
+# The exporter: its users call the core's functions too, so the core is a
+# public requirement. libcurl is the static library's private one, named in
+# Libs.private rather than Requires.private: `pkg-config --static libcurl`
+# would ask for static archives of all of curl's own dependencies, which
+# distributions do not ship, while -lcurl links the shared libcurl.
+if(STACKREC_BUILD_EXPORT)
+  stackrec_write_pc("${PROJECT_BINARY_DIR}/package/stackrec_export.pc"
+    stackrec_export "Ships stackrec's profiles to profiling backends over HTTP" stackrec_export
+    "${_stackrec_pc_prefix}" "${_stackrec_pc_LIBDIR}" "${_stackrec_pc_INCLUDEDIR}"
+    "" "" "stackrec")
+  stackrec_write_pc("${PROJECT_BINARY_DIR}/package/stackrec_export_static.pc"
+    stackrec_export_static "Ships stackrec's profiles over HTTP (static library)"
+    stackrec_export_static
+    "${_stackrec_pc_prefix}" "${_stackrec_pc_LIBDIR}" "${_stackrec_pc_INCLUDEDIR}"
+    "" "-lcurl -lstdc++ -pthread" "stackrec_static")
+  install(FILES
+      "${PROJECT_BINARY_DIR}/package/stackrec_export.pc"
+      "${PROJECT_BINARY_DIR}/package/stackrec_export_static.pc"
+    DESTINATION "${STACKREC_INSTALL_PKGCONFIGDIR}"
+    COMPONENT stackrec_Development)
+endif()
 
 # The build tree: the libraries where the build put them, the header in the
 # source tree.

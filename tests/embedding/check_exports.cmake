@@ -2,7 +2,9 @@
 # Copyright 2026 The stackrec Authors.
 #
 # cmake -DLIBRARY=<libstackrec.so> -DHEADER=<stackrec.h> -DNM=<nm>
-#       -DOBJDUMP=<objdump> -DSOVERSION=<n> -P check_exports.cmake
+#       -DOBJDUMP=<objdump> -DSOVERSION=<n> [-DSONAME_BASE=<libname.so>]
+#       [-DMIN_DECLARED=<n>] [-DFORBID_NEEDED=<prefix>] -P check_exports.cmake
+# (libstackrec_export is checked the same way against export.h.)
 #
 # A host loads libstackrec.so next to its own abseil, protobuf and C++
 # standard library, often with RTLD_GLOBAL (Ruby does). Any symbol of those
@@ -45,7 +47,13 @@ foreach(decl IN LISTS declarations)
 endforeach()
 list(SORT declared)
 list(LENGTH declared declared_count)
-if(declared_count LESS 10)  # the parse broke, not the library
+if(NOT MIN_DECLARED)
+  set(MIN_DECLARED 10)
+endif()
+if(NOT SONAME_BASE)
+  set(SONAME_BASE libstackrec.so)
+endif()
+if(declared_count LESS MIN_DECLARED)  # the parse broke, not the library
   message(FATAL_ERROR "found only ${declared_count} STACKREC_API declarations in ${HEADER}")
 endif()
 
@@ -75,8 +83,14 @@ endif()
 execute_process(COMMAND "${OBJDUMP}" -p "${LIBRARY}" OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT dyn MATCHES "SONAME +([^\n]+)")
   string(APPEND failures "${OBJDUMP} -p found no SONAME\n")
-elseif(NOT CMAKE_MATCH_1 STREQUAL "libstackrec.so.${SOVERSION}")
-  string(APPEND failures "SONAME is ${CMAKE_MATCH_1}, expected libstackrec.so.${SOVERSION}\n")
+elseif(NOT CMAKE_MATCH_1 STREQUAL "${SONAME_BASE}.${SOVERSION}")
+  string(APPEND failures "SONAME is ${CMAKE_MATCH_1}, expected ${SONAME_BASE}.${SOVERSION}\n")
+endif()
+
+# A library the shared object must not depend on (the core never links
+# libcurl: only libstackrec_export does).
+if(FORBID_NEEDED AND dyn MATCHES "NEEDED +(${FORBID_NEEDED}[^\n]*)")
+  string(APPEND failures "it links ${CMAKE_MATCH_1}, which it must not\n")
 endif()
 
 if(failures)

@@ -13,6 +13,10 @@
 #   pkg-config  compile, link and run consumer.c (C99) with the flags
 #               `pkg-config stackrec` gives for PREFIX, then with
 #               `pkg-config --static stackrec_static`.
+#   export      the same for libstackrec_export: export_consumer.c built
+#               with `pkg-config stackrec_export` and `--static
+#               stackrec_export_static`, and export_consumer/ with
+#               find_package(stackrec CONFIG COMPONENTS export).
 #
 # Each consumer checks that the version its package reported, the header's
 # and the library's agree, then records, serializes and checks the output.
@@ -134,6 +138,42 @@ if(STEP STREQUAL "pkg-config")
       "${SOURCE_DIR}/consumer.c" -o "${build}/consumer_static"
       ${static_flags} ${link_flags})
   run("${build}/consumer_static")
+  return()
+endif()
+
+if(STEP STREQUAL "export")
+  set(build "${WORK_DIR}/export")
+  file(REMOVE_RECURSE "${build}")
+  file(MAKE_DIRECTORY "${build}/cmake")
+  set(ENV{PKG_CONFIG_PATH} "${PREFIX}/lib/pkgconfig")
+  set(ENV{PKG_CONFIG_DISABLE_UNINSTALLED} 1)
+  separate_arguments(c_flags UNIX_COMMAND "${C_FLAGS}")
+  separate_arguments(link_flags UNIX_COMMAND "${EXE_LINKER_FLAGS}")
+  set(warnings -std=c99 -Wall -Wextra -pedantic -Werror)
+  run("${PKG_CONFIG}" --variable=libdir stackrec_export OUTPUT_VARIABLE libdir)
+  run("${PKG_CONFIG}" --cflags --libs stackrec_export OUTPUT_VARIABLE shared_flags)
+  separate_arguments(shared_flags UNIX_COMMAND "${shared_flags}")
+  run("${C_COMPILER}" ${c_flags} ${warnings} "${SOURCE_DIR}/export_consumer.c"
+      -o "${build}/export_consumer_shared" ${shared_flags} "-Wl,-rpath,${libdir}" ${link_flags})
+  run("${build}/export_consumer_shared")
+  run("${PKG_CONFIG}" --static --cflags --libs stackrec_export_static OUTPUT_VARIABLE static_flags)
+  separate_arguments(static_flags UNIX_COMMAND "${static_flags}")
+  run("${C_COMPILER}" ${c_flags} ${warnings} "${SOURCE_DIR}/export_consumer.c"
+      -o "${build}/export_consumer_static" ${static_flags} ${link_flags})
+  run("${build}/export_consumer_static")
+
+  run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/export_consumer" -B "${build}/cmake"
+      -G "${GENERATOR}" "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}"
+      "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_C_FLAGS=${C_FLAGS}"
+      "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+      "-DCMAKE_EXE_LINKER_FLAGS=${EXE_LINKER_FLAGS}"
+      "-DCMAKE_BUILD_TYPE=${CONFIG}"
+      "-DCMAKE_PREFIX_PATH=${PREFIX}"
+      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+      "-DSTACKREC_EXPECTED_PREFIX=${PREFIX}")
+  run("${CMAKE_COMMAND}" --build "${build}/cmake")
+  run("${build}/cmake/export_consumer_shared")
+  run("${build}/cmake/export_consumer_static")
   return()
 endif()
 
