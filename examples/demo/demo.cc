@@ -21,6 +21,10 @@
 //     each request's trace endpoint. The CTests
 //     demo_writes_a_decodable_profile and demo_writes_a_decodable_otlp_request
 //     rely on this.
+//
+// With --upload URL --protocol otlp|pyroscope|datadog, it ships the profile
+// to a backend with libstackrec_export instead of writing a file
+// (demo_upload.h), and prints the exporter's stats.
 #include <zlib.h>
 
 #include <algorithm>
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "demo_parts.h"
+#include "demo_upload.h"
 #include "otlp_readback.h"
 #include "profile.pb.h"
 #include "rails_workload.h"
@@ -476,10 +481,15 @@ int main(int argc, char** argv) {
   bool otlp = false;
   stackrec_serialize_options budget = {};
   bool budgeted = false;
+  std::string upload_url, upload_protocol;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (;;) {
     if (args.size() >= 2 && args[0] == "--format" && (args[1] == "pprof" || args[1] == "otlp")) {
       otlp = args[1] == "otlp";
+    } else if (args.size() >= 2 && args[0] == "--upload") {
+      upload_url = args[1];
+    } else if (args.size() >= 2 && args[0] == "--protocol" && demo::KnownProtocol(args[1])) {
+      upload_protocol = args[1];
     } else if (args.size() >= 2 && args[0] == "--budget" && demo::ParseBudget(args[1], &budget)) {
       budgeted = true;
     } else {
@@ -487,12 +497,14 @@ int main(int argc, char** argv) {
     }
     args.erase(args.begin(), args.begin() + 2);
   }
-  if (args.size() > 1 || (!args.empty() && args[0].rfind("--", 0) == 0)) {
+  if (args.size() > 1 || (!args.empty() && args[0].rfind("--", 0) == 0) ||
+      upload_url.empty() != upload_protocol.empty()) {
     std::fprintf(stderr,
                  "usage: %s [--format pprof|otlp] [--budget BUDGET] [output]\n"
+                 "       %s --upload URL --protocol otlp|pyroscope|datadog\n"
                  "  BUDGET: datadog, pyroscope, otlp-http, otlp-grpc, or any of\n"
                  "          bytes=N,uncompressed=N,samples=N,parts=N (per part; parts in all)\n",
-                 argv[0]);
+                 argv[0], argv[0]);
     return 2;
   }
   const std::string path = !args.empty() ? args[0] : (otlp ? "demo.otlp.pb" : "demo.pb.gz");
@@ -506,6 +518,15 @@ int main(int argc, char** argv) {
   stackrec_profile* profile = NewProfile();
   const Recorded rec = Record(profile);
   const double record_ms = MillisSince(start);
+  if (!upload_url.empty()) {
+#ifdef STACKREC_DEMO_UPLOAD
+    const int code = demo::Upload(profile, upload_url, upload_protocol);
+    stackrec_profile_free(profile);
+    return code;
+#else
+    Fail("this demo was built without libstackrec_export (STACKREC_BUILD_EXPORT=OFF)");
+#endif
+  }
 
   const Clock::time_point serialize_start = Clock::now();
   stackrec_serialize_options opts = {};

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// stackrec-export-receiver: the test receiver as a program of its own, so
+// that a CTest can ship a real program's profiles (the demo's) to it and
+// check what arrived. It listens on 127.0.0.1 on a port the system picks,
+// then either runs a command with "{url}" in its arguments replaced by the
+// receiver's URL (the usual way: no race over the port), or writes the port
+// to a file and waits. It stops once the command exits (or `--seconds`
+// pass), then checks every request as the protocol's backend would
+// (path, headers, parts, event.json, the profile decoded with the generated
+// classes), prints what it got, and exits 0 only if at least `--expect`
+// requests came and all were right.
+//
+//   stackrec-export-receiver --protocol otlp|pyroscope|datadog
+//       [--expect N] [--seconds T] [--port-file F] [-- command args...]
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "export/json_reader.h"
+#include "export/receiver.h"
+#include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
+#include "profile.pb.h"
+#include "support/decompress.h"
+
+namespace {
+
+using stackrec_test::Json;
+using stackrec_test::ReceivedRequest;
+
+// What is wrong with `req` for `protocol` ("" if nothing), and its samples.
+std::string Check(const std::string& protocol, const ReceivedRequest& req, int* samples) {
+  std::string profile_bytes;
+  if (req.method != "POST") return "method " + req.method;
+  if (protocol == "otlp") {
+    if (req.path != "/v1development/profiles") return "path " + req.path;
+    if (req.Header("content-type") != "application/x-protobuf") return "content-type";
+    const std::string encoding = req.Header("content-encoding");
+    const auto format = stackrec_test::DetectFormat(req.body);
+    if ((encoding == "gzip") != (format == stackrec_test::Format::kGzip) ||
+        (encoding == "zstd") != (format == stackrec_test::Format::kZstd)) {
+      return "Content-Encoding '" + encoding + "' does not match the body";
+    }
+    std::string raw;
+    if (!stackrec_test::DecompressAny(req.body, &raw)) return "the body does not decompress";
+    opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest r;
+    if (!r.ParseFromString(raw)) return "the body is not an ExportProfilesServiceRequest";
+    *samples = 0;
+    for (const auto& rp : r.resource_profiles()) {
+      for (const auto& sp : rp.scope_profiles()) {
+        for (const auto& p : sp.profiles()) *samples += p.samples_size();
+      }
+    }
+    return "";
+  }
+  if (protocol == "pyroscope") {
+    if (req.path != "/ingest") return "path " + req.path;
+    for (const char* key : {"name", "from", "until", "spyName", "sampleRate", "format"}) {
+      if (req.query.count(key) == 0) return std::string("no query parameter ") + key;
+    }
+    if (req.query.at("format") != "pprof") return "format " + req.query.at("format");
+    if (std::stoll(req.query.at("from")) > std::stoll(req.query.at("until"))) return "from > until";
+    const auto* part = req.Part("profile");
+    if (part == nullptr) return "no part 'profile'";
+    profile_bytes = part->data;
+  } else if (protocol == "datadog") {
+    if (req.path != "/profiling/v1/input") return "path " + req.path;
+    if (req.Header("dd-evp-origin").empty()) return "no DD-EVP-ORIGIN";
+    const auto* event = req.Part("event");
+    const auto* part = req.Part("profile.pprof");
+    if (event == nullptr || part == nullptr) return "no part 'event' or 'profile.pprof'";
+    Json j;
+    std::string error;
+    if (!stackrec_test::ParseJson(event->data, &j, &error)) return "event.json: " + error;
+    for (const char* key : {"attachments", "tags_profiler", "start", "end", "family", "version"}) {
+      if (j.Get(key) == nullptr) return std::string("event.json has no ") + key;
+    }
+    if (j.Get("version")->text != "4") return "event.json version";
+    profile_bytes = part->data;
+  } else {
+    return "unknown protocol " + protocol;
+  }
+  std::string raw;
+  if (!stackrec_test::DecompressAny(profile_bytes, &raw)) return "the profile does not decompress";
+  perftools::profiles::Profile p;
+  if (!p.ParseFromString(raw)) return "the profile is not a pprof Profile";
+  *samples = p.sample_size();
+  return "";
+}
+
+int Usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s --protocol otlp|pyroscope|datadog [--expect N] [--seconds T]\n"
+               "          [--port-file F] [-- command args...]  ({url} in args: the URL)\n",
+               argv0);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string protocol, port_file;
+  size_t expect = 1;
+  int seconds = 60;
+  std::vector<std::string> command;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") {
+      command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    if (i + 1 >= argc) return Usage(argv[0]);
+    if (a == "--protocol") {
+      protocol = argv[++i];
+    } else if (a == "--expect") {
+      expect = std::strtoul(argv[++i], nullptr, 10);
+    } else if (a == "--seconds") {
+      seconds = std::atoi(argv[++i]);
+    } else if (a == "--port-file") {
+      port_file = argv[++i];
+    } else {
+      return Usage(argv[0]);
+    }
+  }
+  if (protocol.empty() || (command.empty() && port_file.empty())) return Usage(argv[0]);
+
+  stackrec_test::Receiver receiver;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int child_status = 0;
+  if (!port_file.empty()) {
+    std::ofstream(port_file) << receiver.port() << "\n";
+  }
+  if (!command.empty()) {
+    for (std::string& arg : command) {
+      const size_t at = arg.find("{url}");
+      if (at != std::string::npos) arg.replace(at, 5, receiver.url());
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::vector<char*> args;
+      for (std::string& arg : command) args.push_back(arg.data());
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      std::perror("execvp");
+      _exit(127);
+    }
+    for (;;) {
+      const pid_t done = waitpid(pid, &child_status, WNOHANG);
+      if (done == pid) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &child_status, 0);
+        std::fprintf(stderr, "receiver: the command ran past %d s\n", seconds);
+        return 1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } else {
+    while (receiver.RequestCount() < expect && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  bool ok = true;
+  const std::vector<ReceivedRequest> requests = receiver.Requests();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    int samples = 0;
+    const std::string problem = Check(protocol, requests[i], &samples);
+    std::printf("receiver: request %zu: %s, %zu bytes, %d samples%s%s\n", i,
+                requests[i].target.c_str(), requests[i].body.size(), samples,
+                problem.empty() ? "" : ": WRONG: ", problem.c_str());
+    ok = ok && problem.empty();
+  }
+  for (const std::string& e : receiver.errors()) {
+    std::printf("receiver: malformed request: %s\n", e.c_str());
+    ok = false;
+  }
+  if (requests.size() < expect) {
+    std::printf("receiver: %zu request(s), expected at least %zu\n", requests.size(), expect);
+    ok = false;
+  }
+  if (!command.empty() && (!WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0)) {
+    std::printf("receiver: the command failed (status %d)\n", child_status);
+    ok = false;
+  }
+  std::printf("receiver: %s\n", ok ? "every request was right" : "FAILED");
+  return ok ? 0 : 1;
+}
