@@ -70,7 +70,9 @@ stackrec_status Exporter::Send(const stackrec_encoded* encoded) {
   for (size_t i = 0; i < n; ++i) {
     stackrec_part part;
     std::memset(&part, 0, sizeof(part));
-    if (stackrec_encoded_part(encoded, i, &part) != STACKREC_OK) return STACKREC_INTERNAL;
+    if (stackrec_encoded_part(encoded, i, &part) != STACKREC_OK) {
+      return Fail(STACKREC_INTERNAL, "encoded's part %zu of %zu could not be read", i, n);
+    }
     auto p = std::make_unique<Payload>();
     p->body.assign(reinterpret_cast<const char*>(part.data), part.size);
     p->start_ns = stackrec_encoded_start_ns(encoded);
@@ -80,7 +82,7 @@ stackrec_status Exporter::Send(const stackrec_encoded* encoded) {
         stackrec_str endpoint{nullptr, 0};
         int64_t count = 0;
         if (stackrec_encoded_endpoint_count(encoded, k, &endpoint, &count) != STACKREC_OK) {
-          return STACKREC_INTERNAL;
+          return Fail(STACKREC_INTERNAL, "encoded's endpoint count %zu could not be read", k);
         }
         p->endpoint_counts.emplace_back(std::string(endpoint.ptr, endpoint.len), count);
       }
