@@ -5,12 +5,13 @@
  * one line per structure ("stackrec_stats 112") and per field
  * ("stackrec_stats.records_rejected 72 8": offset, size).
  * The Python package's test_recorder.py compares it with the ctypes mirrors
- * in src/stackrec/_native.py, which cannot read the header themselves; a
+ * in src/stackrec/_native.py and exporter.py, which cannot read the header themselves; a
  * structure that grew in the header shows up as a size mismatch even before
  * its field is listed here. */
 #include <stddef.h>
 #include <stdio.h>
 
+#include "stackrec/export.h"
 #include "stackrec/stackrec.h"
 
 #define STRUCT(type) printf("%s %zu\n", #type, sizeof(type))
@@ -173,5 +174,53 @@ int main(void) {
   FIELD(stackrec_upscaling_rule, sum_value_offset);
   FIELD(stackrec_upscaling_rule, count_value_offset);
   FIELD(stackrec_upscaling_rule, sampling_distance);
+
+  /* The exporter's (export.h), mirrored in src/stackrec/exporter.py. */
+  STRUCT(stackrec_exporter_options);
+  FIELD(stackrec_exporter_options, protocol);
+  FIELD(stackrec_exporter_options, endpoint);
+  FIELD(stackrec_exporter_options, site);
+  FIELD(stackrec_exporter_options, api_key);
+  FIELD(stackrec_exporter_options, app_name);
+  FIELD(stackrec_exporter_options, spy_name);
+  FIELD(stackrec_exporter_options, sample_rate);
+  FIELD(stackrec_exporter_options, tags);
+  FIELD(stackrec_exporter_options, tags_len);
+  FIELD(stackrec_exporter_options, basic_auth_user);
+  FIELD(stackrec_exporter_options, basic_auth_password);
+  FIELD(stackrec_exporter_options, bearer_token);
+  FIELD(stackrec_exporter_options, tenant_id);
+  FIELD(stackrec_exporter_options, family);
+  FIELD(stackrec_exporter_options, origin);
+  FIELD(stackrec_exporter_options, origin_version);
+  FIELD(stackrec_exporter_options, otlp_development_header);
+  FIELD(stackrec_exporter_options, headers);
+  FIELD(stackrec_exporter_options, headers_len);
+  FIELD(stackrec_exporter_options, max_queue_bytes);
+  FIELD(stackrec_exporter_options, max_queue_requests);
+  FIELD(stackrec_exporter_options, connect_timeout_ms);
+  FIELD(stackrec_exporter_options, timeout_ms);
+  FIELD(stackrec_exporter_options, max_retries);
+  FIELD(stackrec_exporter_options, initial_backoff_ms);
+  FIELD(stackrec_exporter_options, max_backoff_ms);
+  FIELD(stackrec_exporter_options, ca_file);
+  FIELD(stackrec_exporter_options, insecure);
+
+  STRUCT(stackrec_export_stats);
+  FIELD(stackrec_export_stats, requests_queued);
+  FIELD(stackrec_export_stats, queued);
+  FIELD(stackrec_export_stats, requests_sent);
+  FIELD(stackrec_export_stats, bytes_sent);
+  FIELD(stackrec_export_stats, retries);
+  FIELD(stackrec_export_stats, failed_http_4xx);
+  FIELD(stackrec_export_stats, failed_too_large);
+  FIELD(stackrec_export_stats, failed_http_5xx);
+  FIELD(stackrec_export_stats, failed_connection);
+  FIELD(stackrec_export_stats, dropped);
+  FIELD(stackrec_export_stats, abandoned);
+  FIELD(stackrec_export_stats, partial_success_rejected);
+  FIELD(stackrec_export_stats, serialize_failed);
+  FIELD(stackrec_export_stats, last_http_status);
+  FIELD(stackrec_export_stats, last_error);
   return 0;
 }

@@ -38,8 +38,9 @@ from .data import (Compression, EncodeStats, FoldReason, Format, Frame, Function
                    TraceLink,
                    UpscalingKind, Values, ValueType)
 from .errors import (BusyError, Error, InternalError, InvalidArgumentError, LimitExceededError,
-                     OutOfMemoryError, StackrecError, Status, UnsupportedError)
+                     OutOfMemoryError, StackrecError, Status, TimedOutError, UnsupportedError)
 from ._convert import COMPRESSIONS, FORMATS
+from .exporter import Exporter, ExporterNotFoundError
 from .handles import Profile, Recorder
 
 LibraryNotFoundError = _native.LibraryNotFoundError
@@ -79,12 +80,12 @@ def last_error() -> str:
 
 
 __all__ = [
-    "ABI_MAJOR", "BusyError", "COMPRESSIONS", "FORMATS", "Compression", "EncodeStats", "Error", "FoldReason", "Format",
-    "Frame", "Function", "InternalError", "InvalidArgumentError", "LabelValue", "Labels",
-    "LibraryNotFoundError", "LimitExceededError", "Location", "MAX_ARRAY_LEN", "MAX_STACK_LEN",
-    "MAX_STR_LEN", "Mapping", "NumLabel", "OutOfMemoryError", "Part", "Profile", "Recorder",
-    "SampleType", "Serialized", "StackrecError", "Stats", "Status", "Text", "TraceLink",
-    "UnsupportedError",
-    "UpscalingKind", "ValueType", "Values", "last_error", "library_path", "status_name",
-    "version", "version_number",
+    "ABI_MAJOR", "BusyError", "COMPRESSIONS", "Compression", "EncodeStats", "Error", "Exporter",
+    "ExporterNotFoundError", "FORMATS", "FoldReason", "Format", "Frame", "Function",
+    "InternalError", "InvalidArgumentError", "LabelValue", "Labels", "LibraryNotFoundError",
+    "LimitExceededError", "Location", "MAX_ARRAY_LEN", "MAX_STACK_LEN", "MAX_STR_LEN", "Mapping",
+    "NumLabel", "OutOfMemoryError", "Part", "Profile", "Recorder", "SampleType", "Serialized",
+    "StackrecError", "Stats", "Status", "Text", "TimedOutError", "TraceLink", "UnsupportedError",
+    "UpscalingKind", "ValueType", "Values", "last_error", "library_path", "status_name", "version",
+    "version_number",
 ]

@@ -253,6 +253,9 @@ P = ctypes.POINTER
 version_number = _declare("version_number", ctypes.c_int)
 status_name = _declare("status_name", ctypes.c_char_p, status_t)
 last_error = _declare("last_error", ctypes.c_char_p)
+# For libraries built on stackrec (libstackrec_export reports through it);
+# declared so that the header check finds every function bound.
+last_error_set = _declare("last_error_set", None, ctypes.c_char_p)
 
 encoded_data = _declare("encoded_data", ctypes.c_void_p, handle_t)
 encoded_size = _declare("encoded_size", c_size_t, handle_t)

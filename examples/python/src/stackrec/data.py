@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
-from typing import Literal, Mapping as MappingType, NamedTuple, Sequence, TypedDict, Union
+from typing import Any, Literal, Mapping as MappingType, NamedTuple, Sequence, TypedDict, Union
 
 Text = Union[str, bytes]  # bytes pass as they are; stackrec checks they are UTF-8
 
@@ -159,6 +159,7 @@ class Serialized(tuple[int, int, bytes]):
     parts: tuple[Part, ...]
     endpoint_counts: dict[str, int]
     stats: EncodeStats
+    _encoded: Any  # owns the stackrec_encoded handle (handles._Encoded)
 
     def __new__(cls, start_ns: int, end_ns: int, data: bytes, parts: Sequence[Part],
                 endpoint_counts: dict[str, int], stats: EncodeStats) -> Serialized:

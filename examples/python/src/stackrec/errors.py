@@ -27,6 +27,7 @@ class Status(str, enum.Enum):
     BUSY = "STACKREC_BUSY"
     INTERNAL = "STACKREC_INTERNAL"
     UNSUPPORTED = "STACKREC_UNSUPPORTED"
+    TIMED_OUT = "STACKREC_TIMED_OUT"
 
     @property
     def code(self) -> int:
@@ -89,6 +90,11 @@ class UnsupportedError(StackrecError):
     """STACKREC_UNSUPPORTED: a field this library does not know is set."""
 
 
+class TimedOutError(StackrecError, TimeoutError):
+    """STACKREC_TIMED_OUT: a deadline passed first (the exporter's flush and
+    shutdown)."""
+
+
 _CLASSES: dict[Status, type[StackrecError]] = {
     Status.INVALID_ARGUMENT: InvalidArgumentError,
     Status.OUT_OF_MEMORY: OutOfMemoryError,
@@ -96,6 +102,7 @@ _CLASSES: dict[Status, type[StackrecError]] = {
     Status.BUSY: BusyError,
     Status.INTERNAL: InternalError,
     Status.UNSUPPORTED: UnsupportedError,
+    Status.TIMED_OUT: TimedOutError,
 }
 
 

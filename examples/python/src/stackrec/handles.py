@@ -27,6 +27,18 @@ from .data import (EncodeStats, FoldReason, Frame, Function, Labels, Location, M
 from .errors import check, error_for
 
 
+class _Encoded:
+    """Owns a stackrec_encoded handle: freed when the Serialized that holds
+    it is collected (a tuple subclass cannot be weakly referenced, so the
+    Serialized holds this instead of a finalizer)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def __del__(self) -> None:
+        c.encoded_free(self.handle)
+
+
 def _read_encoded(encoded: Any) -> Serialized:
     """Copies everything out of a stackrec_encoded (the caller frees it)."""
     data = ctypes.string_at(c.encoded_data(encoded), c.encoded_size(encoded))
@@ -192,9 +204,14 @@ class _Handle:
         encoded = c.handle_t()
         self._call(self._c.serialize, ctypes.byref(options), ctypes.byref(encoded))
         try:
-            return _read_encoded(encoded)
-        finally:
+            serialized = _read_encoded(encoded)
+        except BaseException:
             c.encoded_free(encoded)
+            raise
+        # The handle lives as long as the Serialized, so that an Exporter
+        # can send it (stackrec_exporter_send takes the handle).
+        serialized._encoded = _Encoded(encoded)
+        return serialized
 
     # ---- Lifetime ----------------------------------------------------------
 

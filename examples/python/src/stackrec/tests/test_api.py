@@ -90,7 +90,7 @@ class LibraryTest(unittest.TestCase):
     def test_statuses_and_errors(self):
         self.assertEqual("STACKREC_BUSY", stackrec.status_name(stackrec.Status.BUSY))
         self.assertEqual("STACKREC_UNKNOWN", stackrec.status_name(99))
-        self.assertEqual(list(range(7)), [s.code for s in stackrec.Status])
+        self.assertEqual(list(range(8)), [s.code for s in stackrec.Status])
         self.assertIs(stackrec.Status.LIMIT_EXCEEDED, stackrec.Status.from_code(3))
         self.assertEqual("STACKREC_BUSY", stackrec.Status.BUSY)  # the first binding's .status
         for error, base in [(stackrec.InvalidArgumentError, ValueError),
@@ -98,7 +98,8 @@ class LibraryTest(unittest.TestCase):
                             (stackrec.LimitExceededError, stackrec.StackrecError),
                             (stackrec.BusyError, stackrec.StackrecError),
                             (stackrec.InternalError, stackrec.StackrecError),
-                            (stackrec.UnsupportedError, stackrec.StackrecError)]:
+                            (stackrec.UnsupportedError, stackrec.StackrecError),
+                            (stackrec.TimedOutError, TimeoutError)]:
             self.assertTrue(issubclass(error, stackrec.StackrecError))
             self.assertTrue(issubclass(error, base))
         self.assertIs(stackrec.Error, stackrec.StackrecError)

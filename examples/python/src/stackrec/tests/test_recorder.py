@@ -17,7 +17,7 @@ import threading
 import unittest
 
 import stackrec
-from stackrec import _native
+from stackrec import _native, exporter
 from stackrec.tests.decoding import Decoded
 
 TYPES = [("cpu-time", "nanoseconds"), ("cpu-samples", "count"), ("wall-time", "nanoseconds")]
@@ -25,7 +25,7 @@ USERS_SHOW = [("Users.show", "app/users.py", 12), ("<module>", "app.py", 1)]
 
 
 class LayoutTest(unittest.TestCase):
-    # The C names of the ctypes mirrors in stackrec._native.
+    # The C names of the ctypes mirrors in stackrec._native and stackrec.exporter.
     MIRRORS = {
         "stackrec_str": _native.Str,
         "stackrec_value_type": _native.ValueType,
@@ -44,6 +44,8 @@ class LayoutTest(unittest.TestCase):
         "stackrec_encode_stats": _native.EncodeStats,
         "stackrec_stats": _native.Stats,
         "stackrec_upscaling_rule": _native.UpscalingRule,
+        "stackrec_exporter_options": exporter.ExporterOptions,
+        "stackrec_export_stats": exporter.ExportStats,
     }
 
     def test_the_out_string_mirror_matches_the_in_string_one(self):
