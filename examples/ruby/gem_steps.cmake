@@ -62,7 +62,7 @@ if(STEP STREQUAL "install")
   endif()
   message("${out}")
   foreach(file lib/stackrec.rb test/stack_recorder_test.rb test/recorder_test.rb
-               test/heap_profiler_test.rb)
+               test/exporter_test.rb test/heap_profiler_test.rb)
     if(NOT EXISTS "${GEM_HOME}/gems/stackrec-${VERSION}/${file}")
       message(FATAL_ERROR "the installed gem has no ${file}")
     endif()

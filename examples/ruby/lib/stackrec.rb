@@ -13,6 +13,13 @@
 # - Stackrec::StackRecorder (stack_recorder.rb): the surface of the
 #   StackRecorder in Datadog's Ruby profiler, kept as it was.
 # - Stackrec::Encoded (encoded.rb): what #serialize returns.
+# - Stackrec::Exporter: ships Encodeds to an OTLP collector, Pyroscope or
+#   Datadog from a thread of its own (libstackrec_export): new(protocol:,
+#   endpoint:, ...) with stackrec_exporter_options' fields as keywords,
+#   #send(encoded), #start_periodic(recorder, period_ms, **serialize
+#   options), #flush(timeout_ms), #stats, #shutdown(timeout_ms),
+#   #reset_after_fork. Defined only when the extension was built against a
+#   stackrec with libstackrec_export (ext/stackrec_ruby/exporter.c).
 #
 # The native half (ext/stackrec_ruby) links the installed libstackrec.so.1;
 # docs/embedding.md ("Ruby") is the user's guide.

@@ -51,8 +51,23 @@ end
 # Ruby loads the extension with dlopen(), which must then find
 # libstackrec.so.1 without LD_LIBRARY_PATH: record where pkg-config found it.
 # (A gem that vendors the library next to the extension would use $ORIGIN.)
-libdir = pkg_config("stackrec", "variable=libdir")
-$LDFLAGS << " -Wl,-rpath,#{libdir}"
+libdirs = [pkg_config("stackrec", "variable=libdir")]
+
+# Stackrec::Exporter wraps libstackrec_export, an optional part of stackrec
+# (it needs libcurl): without it, the gem records and serializes, and the
+# host sends the bytes its own way.
+sources = Dir.glob("*.c", base: $srcdir).sort
+if pkg_config("stackrec_export") && have_header("stackrec/export.h") &&
+   have_func("stackrec_exporter_new_sized", "stackrec/export.h")
+  $defs << "-DHAVE_STACKREC_EXPORT"
+  libdirs << pkg_config("stackrec_export", "variable=libdir")
+else
+  message "stackrec: pkg-config finds no stackrec_export (libstackrec_export and its " \
+          "stackrec_export.pc); building the gem without Stackrec::Exporter\n"
+  sources.delete("exporter.c")
+end
+$objs = sources.map { |source| source.sub(/\.c\z/, ".o") }
+libdirs.uniq.each { |libdir| $LDFLAGS << " -Wl,-rpath,#{libdir}" }
 
 # Only Init_stackrec_ruby is exported; nothing of ours reaches the global
 # symbol namespace Ruby loads extensions into. (Ruby's warnflags already hold

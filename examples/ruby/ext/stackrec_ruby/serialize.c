@@ -3,7 +3,9 @@
  *
  * Serializing a Profile or a Recorder into a Stackrec::Encoded: the options
  * as keywords, the encoding without the GVL, and the result copied into Ruby
- * values before the encoded handle is freed.
+ * values. The encoded handle itself stays inside the Encoded, in a hidden
+ * instance variable, until the GC collects it: Exporter#send hands that
+ * handle to stackrec_exporter_send, which takes every part from it.
  *
  * The GVL is released while stackrec encodes, so Ruby threads go on running,
  * and recording, meanwhile; nothing in that window touches a Ruby object.
@@ -21,6 +23,10 @@
 #include "stackrec_ruby.h"
 
 static VALUE cEncoded, cPart;
+/* The Encoded's hidden instance variable that holds its handle: a name
+ * without "@" is invisible to Ruby code (instance_variables, inspect). */
+static ID id_handle;
+static VALUE cHandle; /* Stackrec::Encoded::Handle, what that variable holds */
 
 enum {
   S_FORMAT,
@@ -117,11 +123,82 @@ static VALUE encode_stats(const stackrec_encoded *encoded) {
   return hash;
 }
 
-static VALUE encoded_value(const stackrec_encoded *encoded) {
+/* ---- The encoded handle, kept for Exporter#send
+ * ------------------------------------------------ */
+
+typedef struct {
+  stackrec_encoded *encoded;
+  /* The exporter cannot tell pprof from OTLP by the bytes; send can, by this.
+   */
+  stackrec_format format;
+  /* The bytes the handle holds, which the GC is told about: without them, it
+   * would see only the Ruby copies and let the handles pile up. */
+  size_t bytes;
+} encoded_handle;
+
+static void encoded_handle_free(void *p) {
+  encoded_handle *handle = p;
+  stackrec_encoded_free(handle->encoded);
+  if (handle->bytes > 0) rb_gc_adjust_memory_usage(-(ssize_t)handle->bytes);
+  ruby_xfree(handle);
+}
+
+static size_t encoded_handle_size(const void *p) {
+  const encoded_handle *handle = p;
+  return sizeof(*handle) + handle->bytes;
+}
+
+static const rb_data_type_t encoded_handle_type = {
+    .wrap_struct_name = "stackrec encoded",
+    .function = {.dfree = encoded_handle_free, .dsize = encoded_handle_size},
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
+};
+
+/* Marshal writes instance variables, hidden ones too; the copy it makes
+ * would be a profile's bytes without the library's handle, so the handle
+ * marshals as nothing and loads as nil (#send then says what it needs). */
+static VALUE encoded_handle_dump(VALUE self, VALUE depth) {
+  (void)self;
+  (void)depth;
+  return rb_str_new(NULL, 0);
+}
+
+static VALUE encoded_handle_load(VALUE klass, VALUE data) {
+  (void)klass;
+  (void)data;
+  return Qnil;
+}
+
+const stackrec_encoded *srb_encoded_handle(VALUE encoded,
+                                           stackrec_format *format) {
+  VALUE holder;
+  encoded_handle *handle;
+  if (!RTEST(rb_obj_is_kind_of(encoded, cEncoded))) {
+    rb_raise(rb_eTypeError,
+             "encoded must be a Stackrec::Encoded, got %+" PRIsVALUE, encoded);
+  }
+  holder = rb_attr_get(encoded, id_handle);
+  if (!rb_typeddata_is_kind_of(holder, &encoded_handle_type)) {
+    rb_raise(rb_eArgError,
+             "encoded must be what #serialize returned, with the library's "
+             "handle; one built by Stackrec::Encoded.new or Marshal has none");
+  }
+  handle = RTYPEDDATA_DATA(holder);
+  *format = handle->format;
+  return handle->encoded;
+}
+
+/* ---- The Encoded Ruby sees
+ * ------------------------------------------------------- */
+
+static VALUE encoded_value(VALUE holder) {
+  const encoded_handle *handle = RTYPEDDATA_DATA(holder);
+  const stackrec_encoded *encoded = handle->encoded;
   VALUE data = rb_str_new((const char *)stackrec_encoded_data(encoded),
                           (long)stackrec_encoded_size(encoded));
   VALUE parts = rb_ary_new();
   VALUE counts = rb_hash_new();
+  VALUE value;
   size_t i, n = stackrec_encoded_parts_len(encoded);
   stackrec_status status;
   for (i = 0; i < n; i++) {
@@ -145,17 +222,36 @@ static VALUE encoded_value(const stackrec_encoded *encoded) {
     rb_hash_aset(counts, rb_utf8_str_new(endpoint.ptr, (long)endpoint.len),
                  LL2NUM(count));
   }
-  return rb_struct_new(cEncoded, time_of(stackrec_encoded_start_ns(encoded)),
-                       time_of(stackrec_encoded_end_ns(encoded)), data,
-                       encode_stats(encoded), parts, counts);
+  value = rb_struct_new(cEncoded, time_of(stackrec_encoded_start_ns(encoded)),
+                        time_of(stackrec_encoded_end_ns(encoded)), data,
+                        encode_stats(encoded), parts, counts);
+  rb_ivar_set(value, id_handle, holder);
+  return value;
 }
 
 static VALUE serialize_body(VALUE arg) {
   serialize_call *call = (serialize_call *)arg;
+  encoded_handle *handle;
+  VALUE holder;
+  size_t i, n;
   rb_thread_call_without_gvl(serialize_without_gvl, call, NULL, NULL);
   if (call->status != STACKREC_OK)
     srb_raise_captured(call->status, call->error);
-  return encoded_value(call->encoded);
+  /* Allocating the holder may raise, and then serialize_cleanup frees the
+   * handle; once the holder has it, the GC frees it. */
+  holder = TypedData_Make_Struct(cHandle, encoded_handle, &encoded_handle_type,
+                                 handle);
+  handle->encoded = call->encoded;
+  handle->format = call->opts->format;
+  call->encoded = NULL;
+  n = stackrec_encoded_parts_len(handle->encoded);
+  for (i = 0; i < n; i++) {
+    stackrec_part part;
+    if (stackrec_encoded_part(handle->encoded, i, &part) == STACKREC_OK)
+      handle->bytes += part.size;
+  }
+  rb_gc_adjust_memory_usage((ssize_t)handle->bytes);
+  return encoded_value(holder);
 }
 
 static VALUE serialize_cleanup(VALUE arg) {
@@ -164,6 +260,9 @@ static VALUE serialize_cleanup(VALUE arg) {
   stackrec_encoded_free(call->encoded);
   return Qnil;
 }
+
+/* ---- The options
+ * ----------------------------------------------------------------- */
 
 static int symbol_choice(VALUE value, const char *what, int count,
                          const char *const *names) {
@@ -196,58 +295,71 @@ static int attribute_entry(VALUE key, VALUE value, VALUE arg) {
   return ST_CONTINUE;
 }
 
-VALUE srb_serialize(VALUE self, VALUE options) {
+void srb_serialize_args_fill(srb_serialize_args *args, VALUE options) {
   static const char *const formats[2] = {"pprof", "otlp"};
   /* In the order of the stackrec_compression enum. */
   static const char *const compressions[3] = {"gzip", "none", "zstd"};
+  stackrec_serialize_options *opts = &args->opts;
+  VALUE k[S_KEYWORDS];
+  attributes_args attributes = {NULL, 0};
+
+  memset(args, 0, sizeof(*args));
+  args->service = args->scope_name = args->scope_version = Qnil;
+  args->attributes = Qnil;
+  /* rb_get_kwargs takes the keywords out of the Hash it is given. */
+  if (!NIL_P(options)) options = rb_hash_dup(options);
+  srb_keywords(options, S_KEYWORDS, serialize_keywords, k);
+  opts->format =
+      (stackrec_format)symbol_choice(k[S_FORMAT], "format", 2, formats);
+  opts->compression = (stackrec_compression)symbol_choice(
+      k[S_COMPRESSION], "compression", 3, compressions);
+  opts->level = (int)srb_int64_arg(k[S_LEVEL], "level");
+  opts->part_max_bytes = srb_size_arg(k[S_PART_MAX_BYTES], "part_max_bytes");
+  opts->part_max_uncompressed_bytes = srb_size_arg(
+      k[S_PART_MAX_UNCOMPRESSED_BYTES], "part_max_uncompressed_bytes");
+  opts->part_max_samples =
+      srb_size_arg(k[S_PART_MAX_SAMPLES], "part_max_samples");
+  opts->max_parts = srb_size_arg(k[S_MAX_PARTS], "max_parts");
+  opts->compress_threads =
+      (int)srb_int64_arg(k[S_COMPRESS_THREADS], "compress_threads");
+  args->service = srb_string_arg(k[S_SERVICE_NAME], "service_name");
+  args->scope_name = srb_string_arg(k[S_SCOPE_NAME], "scope_name");
+  args->scope_version = srb_string_arg(k[S_SCOPE_VERSION], "scope_version");
+  if (k[S_RESOURCE_ATTRIBUTES] != Qundef && !NIL_P(k[S_RESOURCE_ATTRIBUTES])) {
+    args->attributes = k[S_RESOURCE_ATTRIBUTES];
+    if (!RB_TYPE_P(args->attributes, T_HASH)) {
+      rb_raise(rb_eTypeError,
+               "resource_attributes must be a Hash, got %+" PRIsVALUE,
+               args->attributes);
+    }
+    /* Not ALLOCV_N, which may alloca in this frame: a buffer the GC owns. */
+    attributes.attributes = rb_alloc_tmp_buffer2(
+        &args->attributes_buffer, (long)RHASH_SIZE(args->attributes),
+        sizeof(stackrec_attribute));
+    rb_hash_foreach(args->attributes, attribute_entry, (VALUE)&attributes);
+  }
+  /* From here on nothing allocates until stackrec has read the strings. */
+  opts->service_name = srb_str(args->service);
+  opts->scope_name = srb_str(args->scope_name);
+  opts->scope_version = srb_str(args->scope_version);
+  opts->resource_attributes = attributes.attributes;
+  opts->resource_attributes_len = attributes.count;
+}
+
+void srb_serialize_args_release(srb_serialize_args *args) {
+  ALLOCV_END(args->attributes_buffer);
+}
+
+VALUE srb_serialize(VALUE self, VALUE options) {
   serialize_call call;
-  stackrec_serialize_options opts;
-  VALUE k[S_KEYWORDS], service, scope_name, scope_version, attributes = Qnil;
-  VALUE attributes_buffer = 0;
-  attributes_args args = {NULL, 0};
+  srb_serialize_args args;
   srb_handle *handle = srb_get_handle(self);
   VALUE result;
 
-  if (!NIL_P(options)) options = rb_hash_dup(options);
-  srb_keywords(options, S_KEYWORDS, serialize_keywords, k);
-  memset(&opts, 0, sizeof(opts));
-  opts.format =
-      (stackrec_format)symbol_choice(k[S_FORMAT], "format", 2, formats);
-  opts.compression = (stackrec_compression)symbol_choice(
-      k[S_COMPRESSION], "compression", 3, compressions);
-  opts.level = (int)srb_int64_arg(k[S_LEVEL], "level");
-  opts.part_max_bytes = srb_size_arg(k[S_PART_MAX_BYTES], "part_max_bytes");
-  opts.part_max_uncompressed_bytes = srb_size_arg(
-      k[S_PART_MAX_UNCOMPRESSED_BYTES], "part_max_uncompressed_bytes");
-  opts.part_max_samples =
-      srb_size_arg(k[S_PART_MAX_SAMPLES], "part_max_samples");
-  opts.max_parts = srb_size_arg(k[S_MAX_PARTS], "max_parts");
-  opts.compress_threads =
-      (int)srb_int64_arg(k[S_COMPRESS_THREADS], "compress_threads");
-  service = srb_string_arg(k[S_SERVICE_NAME], "service_name");
-  scope_name = srb_string_arg(k[S_SCOPE_NAME], "scope_name");
-  scope_version = srb_string_arg(k[S_SCOPE_VERSION], "scope_version");
-  if (k[S_RESOURCE_ATTRIBUTES] != Qundef && !NIL_P(k[S_RESOURCE_ATTRIBUTES])) {
-    attributes = k[S_RESOURCE_ATTRIBUTES];
-    if (!RB_TYPE_P(attributes, T_HASH)) {
-      rb_raise(rb_eTypeError,
-               "resource_attributes must be a Hash, got %+" PRIsVALUE,
-               attributes);
-    }
-    args.attributes =
-        ALLOCV_N(stackrec_attribute, attributes_buffer, RHASH_SIZE(attributes));
-    rb_hash_foreach(attributes, attribute_entry, (VALUE)&args);
-  }
-  /* From here on nothing allocates until stackrec has read the strings. */
-  opts.service_name = srb_str(service);
-  opts.scope_name = srb_str(scope_name);
-  opts.scope_version = srb_str(scope_version);
-  opts.resource_attributes = args.attributes;
-  opts.resource_attributes_len = args.count;
-
+  srb_serialize_args_fill(&args, options);
   memset(&call, 0, sizeof(call));
   call.handle = handle;
-  call.opts = &opts;
+  call.opts = &args.opts;
   if (handle->serializing_pid != getpid()) {
     handle->serializing = 0;
     handle->serializing_pid = getpid();
@@ -255,11 +367,7 @@ VALUE srb_serialize(VALUE self, VALUE options) {
   handle->serializing++;
   result =
       rb_ensure(serialize_body, (VALUE)&call, serialize_cleanup, (VALUE)&call);
-  ALLOCV_END(attributes_buffer);
-  RB_GC_GUARD(service);
-  RB_GC_GUARD(scope_name);
-  RB_GC_GUARD(scope_version);
-  RB_GC_GUARD(attributes);
+  srb_serialize_args_release(&args);
   return result;
 }
 
@@ -277,13 +385,20 @@ void srb_init_serialize(VALUE module) {
       "part_max_samples", "max_parts",           "compress_threads"};
   const char *const classes[3] = {"Profile", "Recorder", "StackRecorder"};
   int i;
-  for (i = 0; i < S_KEYWORDS; i++) serialize_keywords[i] = rb_intern(names[i]);
+  srb_intern_all(serialize_keywords, S_KEYWORDS, names);
+  id_handle = rb_intern("stackrec_encoded_handle");
   /* lib/stackrec/encoded.rb documents both and adds to Encoded. */
   cEncoded =
       rb_struct_define_under(module, "Encoded", "start", "finish", "data",
                              "stats", "parts", "endpoint_counts", NULL);
   cPart = rb_struct_define_under(module, "Part", "data", "samples_written",
                                  "uncompressed_bytes", NULL);
+  /* The class of the hidden handle, for Marshal alone: nothing makes one
+   * but #serialize. */
+  cHandle = rb_define_class_under(cEncoded, "Handle", rb_cObject);
+  rb_undef_alloc_func(cHandle);
+  rb_define_method(cHandle, "_dump", encoded_handle_dump, 1);
+  rb_define_singleton_method(cHandle, "_load", encoded_handle_load, 1);
   for (i = 0; i < 3; i++) {
     rb_define_private_method(rb_const_get(module, rb_intern(classes[i])),
                              "_serialize", handle_serialize, 1);

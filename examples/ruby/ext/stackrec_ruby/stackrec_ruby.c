@@ -8,8 +8,8 @@
  * struct, so each method that both a profile and a recorder have is written
  * once and calls whichever handle `self` owns; the Ruby names follow the C
  * ones (Profile#add, Recorder#record). stackrec_ruby.h has the rules every
- * file follows; ids.c has the id API, serialize.c serializes and
- * heap_profiler.c samples allocations.
+ * file follows; ids.c has the id API, serialize.c serializes,
+ * heap_profiler.c samples allocations and exporter.c ships profiles.
  *
  * Recording holds the GVL, so Ruby's fork (which takes the GVL) never
  * happens in the middle of a record; only a #serialize can be in flight.
@@ -77,13 +77,19 @@ static void handle_mark(void *p) {
   rb_gc_mark(handle->type_names);
 }
 
-static void handle_free(void *p) {
-  srb_handle *handle = p;
-  /* Only the GC calls this, once nothing references the object, so no
-   * #serialize can be running on it (its frame would hold `self`). */
+static void handle_destroy(srb_handle *handle) {
   stackrec_profile_free(handle->profile);
   stackrec_recorder_free(handle->recorder);
   ruby_xfree(handle);
+}
+
+static void handle_free(void *p) {
+  srb_handle *handle = p;
+  /* Only the GC calls this, once nothing references the object, so no
+   * #serialize can be running on it (its frame would hold `self`). An
+   * exporter's thread may be, if that exporter was collected with it. */
+  handle->collected = true;
+  if (handle->leases == 0) handle_destroy(handle);
 }
 
 static size_t handle_size(const void *p) {
@@ -132,6 +138,24 @@ srb_handle *srb_get_handle(VALUE self) {
              "must not overlap");
   }
   return handle;
+}
+
+srb_handle *srb_handle_lease(VALUE self) {
+  srb_handle *handle;
+  if (!rb_typeddata_is_kind_of(self, &srb_handle_type) ||
+      RTEST(rb_obj_is_kind_of(self, cProfile))) {
+    rb_raise(rb_eTypeError,
+             "recorder must be a Stackrec::Recorder or StackRecorder, got "
+             "%+" PRIsVALUE,
+             self);
+  }
+  handle = srb_get_handle(self);
+  handle->leases++;
+  return handle;
+}
+
+void srb_handle_release(srb_handle *handle) {
+  if (--handle->leases == 0 && handle->collected) handle_destroy(handle);
 }
 
 /* ---- new
@@ -752,4 +776,7 @@ RUBY_FUNC_EXPORTED void Init_stackrec_ruby(void) {
   srb_init_ids(module);
   srb_init_serialize(module);
   srb_init_heap_profiler(module);
+#ifdef HAVE_STACKREC_EXPORT
+  srb_init_exporter(module);
+#endif
 }

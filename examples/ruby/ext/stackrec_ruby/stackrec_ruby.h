@@ -44,6 +44,12 @@ typedef struct {
    * other call meanwhile, as its calls must not overlap. */
   int serializing;
   pid_t serializing_pid;
+  /* Exporters whose thread may serialize `recorder` (start_periodic). The
+   * GC frees what became unreachable together in no set order, so while
+   * any holds a lease, this object's free leaves the recorder, and this
+   * struct, to the last lease's release (collected records that it ran). */
+  int leases;
+  bool collected;
 } srb_handle;
 
 extern const rb_data_type_t srb_handle_type;
@@ -52,6 +58,10 @@ extern const rb_data_type_t srb_handle_type;
  * or if `self` is a Profile that another thread is serializing. */
 srb_handle *srb_get_handle(VALUE self);
 int srb_serializing_here(const srb_handle *handle);
+/* The recorder of `self` (a Recorder or StackRecorder, else TypeError), to
+ * be serialized by another thread until srb_handle_release. */
+srb_handle *srb_handle_lease(VALUE self);
+void srb_handle_release(srb_handle *handle);
 
 /* ---- Errors -----------------------------------------------------------------
  */
@@ -140,9 +150,30 @@ void srb_init_ids(VALUE module);
 void srb_intern_all(ID *ids, int count, const char *const *names);
 void srb_init_serialize(VALUE module);
 void srb_init_heap_profiler(VALUE module);
+#ifdef HAVE_STACKREC_EXPORT
+void srb_init_exporter(VALUE module);
+#endif
 
 /* The serialization Ruby sees; defined in serialize.c, used by the heap
  * profiler too. `options` is a keyword Hash (or nil). */
 VALUE srb_serialize(VALUE self, VALUE options);
+
+/* The serialize options of a keyword Hash (nil: the defaults), checked, for
+ * a stackrec call: fill allocates first, then takes the pointers. What they
+ * point into is held here, so keep the struct in the caller's frame, make
+ * no allocation before the call, and pass it to release after it. */
+typedef struct {
+  stackrec_serialize_options opts;
+  VALUE service, scope_name, scope_version, attributes;
+  VALUE attributes_buffer;
+} srb_serialize_args;
+void srb_serialize_args_fill(srb_serialize_args *args, VALUE options);
+void srb_serialize_args_release(srb_serialize_args *args);
+
+/* The handle a Stackrec::Encoded from #serialize keeps (borrowed: valid
+ * while `encoded` is reachable) and the format it was serialized in; raises
+ * TypeError or ArgumentError for anything else. */
+const stackrec_encoded *srb_encoded_handle(VALUE encoded,
+                                           stackrec_format *format);
 
 #endif /* STACKREC_RUBY_H_ */

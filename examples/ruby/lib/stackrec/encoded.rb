@@ -16,6 +16,11 @@
 #   own, part 0 with the endpoint counts.
 # - endpoint_counts: {"GET /users/:id" => hits} (add_endpoint_count).
 #
+# It also keeps the library's handle of the serialization, hidden, until
+# the GC collects it: Stackrec::Exporter#send ships from that handle, so it
+# takes an Encoded that #serialize returned, not one made by
+# Stackrec::Encoded.new or Marshal, which hold the values alone.
+#
 # It destructures as Datadog's serialize result does:
 #
 #   start, finish, bytes, stats = recorder.serialize
