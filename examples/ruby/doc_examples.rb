@@ -14,9 +14,10 @@
 # PREFIX (the build's scratch install), and HOME and GEM_HOME are in
 # WORK_DIR too, so a run leaves nothing outside it.
 #
-# OTLP_PROFILES_ENDPOINT points at a receiver in this process, which takes
-# each POST, checks that its body is gzip, and answers 200; the examples
-# that send must get every request there.
+# OTLP_PROFILES_ENDPOINT (the profiles URL) and OTEL_EXPORTER_OTLP_ENDPOINT
+# (the base URL Stackrec::Exporter takes) point at a receiver in this
+# process, which takes each POST, checks that its body is gzip, and answers
+# 200; the examples that name either must send every request there.
 require "fileutils"
 require "rbconfig"
 require "socket"
@@ -60,6 +61,7 @@ environment = {
   "GEM_HOME" => File.join(work, "gems"),
   "GEM_PATH" => nil,
   "OTLP_PROFILES_ENDPOINT" => "http://127.0.0.1:#{server.addr[1]}/v1development/profiles",
+  "OTEL_EXPORTER_OTLP_ENDPOINT" => "http://127.0.0.1:#{server.addr[1]}",
 }
 
 examples.each do |name, language, code|
@@ -79,7 +81,7 @@ examples.each do |name, language, code|
 
   requests = []
   requests << received.pop until received.empty?
-  next unless code.include?("OTLP_PROFILES_ENDPOINT")
+  next unless code.include?("OTLP_PROFILES_ENDPOINT") || code.include?("OTEL_EXPORTER_OTLP_ENDPOINT")
 
   abort "the example #{name} sent nothing" if requests.empty?
   requests.each do |(method, path), gzip|
