@@ -107,10 +107,12 @@ class Parser {
           out->push_back('\t');
           break;
         case 'u': {
-          unsigned cp;
+          // Zero first: GCC at -O1 cannot see that Hex4 sets them when it
+          // returns true.
+          unsigned cp = 0;
           if (!Hex4(&cp)) return false;
           if (cp >= 0xD800 && cp <= 0xDBFF) {
-            unsigned low;
+            unsigned low = 0;
             if (s_.compare(at_, 2, "\\u") != 0) return Fail("a lone high surrogate");
             at_ += 2;
             if (!Hex4(&low) || low < 0xDC00 || low > 0xDFFF) return Fail("a bad low surrogate");
