@@ -4,20 +4,27 @@
 // Sampler scaling: how fast N sampler threads record one workload's samples
 // into one recorder, against one sampler recording the same samples.
 //
-// A run records the workload's ticks `passes` times over: the ticks are cut
-// into N contiguous shares, and each of N threads records its share, by
-// string frames or by pre-interned stack and label-set ids, into a fresh
-// recorder. The run's time is wall time from the moment the threads are
-// released together to the moment the last one is done: what a runtime
-// whose threads all sample at once waits for. Beside it, the CPU time each
-// sampler spent, per record. With --flip-ms, a serializer thread flips the
-// recorder every so many milliseconds while the samplers run, as a
-// profiler's uploader does; its outputs are kept and, after the run,
-// decoded: the sums of every sample type over all of a run's outputs must
-// be exactly `passes` times the workload's, or the run fails. The memory
-// column is the resident memory the run added by the time the samplers are
-// done, before the last flip: the recorder, and where a serializer ran the
-// outputs kept so far.
+// A run deals the workload's ticks to N threads, and each records its
+// ticks, in the workload's order, by string frames or by pre-interned stack
+// and label-set ids, into a fresh recorder; a tick that starts a span brings
+// its endpoint record with it. The deal (--deal):
+//   shares       the ticks cut into N contiguous shares;
+//   round-robin  tick i to sampler i % N;
+//   thread       a tick to sampler (its thread % N), as per-thread samplers
+//                would record the workload's 16 threads. Those threads take
+//                their samples in turn, so for 1, 2, 4 and 8 samplers this
+//                deals the same ticks as round-robin; it stays apart so that
+//                it keeps meaning "per thread" if the workload changes.
+// The run's time is wall time from the moment the threads are released
+// together to the moment the last one is done: what a runtime whose threads
+// all sample at once waits for. Beside it, the CPU time each sampler spent,
+// per record. With --flip-ms, a serializer thread flips the recorder every
+// so many milliseconds while the samplers run, as a profiler's uploader
+// does; its outputs are kept and, after the run, decoded: the sums of every
+// sample type over all of a run's outputs must be exactly `passes` times
+// the workload's, or the run fails. The memory column is the resident
+// memory the run added by the time the samplers are done, before the last
+// flip: the recorder, and where a serializer ran the outputs kept so far.
 //
 // The trackers' path is live-heap tracking as an allocation profiler does
 // it: every tick is an allocation sampled, tracked under an address-like
@@ -32,7 +39,7 @@
 //
 //   build/release/bench/stackrec-bench-sampler-scaling [--workload=typical|heavy]
 //       [--runs=5] [--seconds=1] [--flip-ms=1000] [--max-samplers=N]
-//       [--path=strings|ids|trackers]
+//       [--path=strings|ids|trackers] [--deal=shares|round-robin|thread]
 //
 // Without --max-samplers, 1, 2, 4 and 8 samplers, as far as the machine has
 // CPUs. Exits 1 if a run fails.
@@ -50,6 +57,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,6 +92,22 @@ const char* PathName(Path path) {
   return "?";
 }
 
+// How the ticks are dealt to the samplers (see the top of the file).
+enum class Deal { kShares, kRoundRobin, kThread };
+constexpr Deal kAllDeals[] = {Deal::kShares, Deal::kRoundRobin, Deal::kThread};
+
+const char* DealName(Deal deal) {
+  switch (deal) {
+    case Deal::kShares:
+      return "shares";
+    case Deal::kRoundRobin:
+      return "round-robin";
+    case Deal::kThread:
+      return "thread";
+  }
+  return "?";
+}
+
 // How many ticks an object a tracker tracked stays alive.
 constexpr size_t kTrackWindow = 1024;
 
@@ -100,6 +124,7 @@ struct Flags {
   int flip_ms = 1000;
   int max_samplers = 0;  // 0: up to 8, as far as the machine has CPUs
   std::vector<Path> paths{std::begin(kAllPaths), std::end(kAllPaths)};
+  Deal deal = Deal::kShares;
 };
 
 double ThreadCpuNs() {
@@ -135,12 +160,36 @@ double ResidentBytes() {
   return got == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
-// Records ticks [begin, end) `passes` times; returns false on a failed call.
+// Each of `samplers` samplers' ticks, as indices into the workload's, in
+// the workload's order. Dealt before a run, so that dealing costs the
+// measured loops nothing and one loop serves every deal.
+using Shares = std::vector<std::vector<uint32_t>>;
+Shares DealTicks(const Workload& w, Deal deal, int samplers) {
+  const size_t ticks = w.ticks().size(), n = static_cast<size_t>(samplers);
+  Shares shares(n);
+  if (deal == Deal::kShares) {
+    for (size_t t = 0; t < n; ++t) {
+      const size_t begin = ticks * t / n, end = ticks * (t + 1) / n;
+      shares[t].resize(end - begin);
+      std::iota(shares[t].begin(), shares[t].end(), static_cast<uint32_t>(begin));
+    }
+    return shares;
+  }
+  for (std::vector<uint32_t>& share : shares) share.reserve(ticks / n + 1);
+  for (size_t i = 0; i < ticks; ++i) {
+    const size_t key = deal == Deal::kRoundRobin ? i : size_t{w.ticks()[i].thread};
+    shares[key % n].push_back(static_cast<uint32_t>(i));
+  }
+  return shares;
+}
+
+// Records the ticks of `share` `passes` times; returns false on a failed
+// call.
 template <typename Record>
-bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t end, int passes,
-                 Record&& record) {
+bool RecordShare(stackrec_recorder* r, const Workload& w, const std::vector<uint32_t>& share,
+                 int passes, Record&& record) {
   for (int pass = 0; pass < passes; ++pass) {
-    for (size_t i = begin; i < end; ++i) {
+    for (const uint32_t i : share) {
       const Tick& tick = w.ticks()[i];
       if ((tick.flags & Tick::kSpanStarts) &&
           stackrec_recorder_record_endpoint(r, w.span_id(tick.span),
@@ -154,8 +203,10 @@ bool RecordShare(stackrec_recorder* r, const Workload& w, size_t begin, size_t e
   return true;
 }
 
-RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int flip_ms) {
+// One run: `shares.size()` samplers, each recording its share.
+RunResult RunOnce(const Workload& w, Path path, const Shares& shares, int passes, int flip_ms) {
   RunResult result;
+  const int samplers = static_cast<int>(shares.size());
   const double resident_before = ResidentBytes();
   stackrec_profile_options opts = stackrec_bench::ProfileOptions();
   static const size_t kAllTypes[] = {0, 1, 2, 3};
@@ -185,8 +236,7 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   std::vector<std::thread> threads;
   for (int t = 0; t < samplers; ++t) {
     threads.emplace_back([&, t] {
-      const size_t begin = ticks * static_cast<size_t>(t) / static_cast<size_t>(samplers);
-      const size_t end = ticks * static_cast<size_t>(t + 1) / static_cast<size_t>(samplers);
+      const std::vector<uint32_t>& share = shares[static_cast<size_t>(t)];
       SampleBuilder strings(w);
       IdSampleBuilder ids(w, interned.stack_ids, interned.location_ids, false,
                           &interned.label_sets);
@@ -198,17 +248,17 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
       bool ok = false;
       switch (path) {
         case Path::kStrings:
-          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+          ok = RecordShare(r, w, share, passes, [&](const Tick& tick) {
             return stackrec_recorder_record(r, &strings.Build(tick)) == STACKREC_OK;
           });
           break;
         case Path::kIds:
-          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+          ok = RecordShare(r, w, share, passes, [&](const Tick& tick) {
             return stackrec_recorder_record_ids(r, &ids.Build(tick)) == STACKREC_OK;
           });
           break;
         case Path::kTrack:
-          ok = RecordShare(r, w, begin, end, passes, [&](const Tick& tick) {
+          ok = RecordShare(r, w, share, passes, [&](const Tick& tick) {
             const size_t n = allocations++;
             if (n >= kTrackWindow &&
                 stackrec_recorder_untrack(r, ObjectId(t, n - kTrackWindow)) != STACKREC_OK) {
@@ -267,13 +317,10 @@ RunResult RunOnce(const Workload& w, Path path, int samplers, int passes, int fl
   if (path == Path::kTrack) {
     expected = {};
     SampleBuilder strings(w);
-    for (int t = 0; t < samplers; ++t) {
-      const size_t begin = ticks * static_cast<size_t>(t) / static_cast<size_t>(samplers);
-      const size_t end = ticks * static_cast<size_t>(t + 1) / static_cast<size_t>(samplers);
-      const size_t share = end - begin;
-      const size_t allocations = share * static_cast<size_t>(passes);
+    for (const std::vector<uint32_t>& share : shares) {
+      const size_t allocations = share.size() * static_cast<size_t>(passes);
       for (size_t n = allocations - std::min(allocations, kTrackWindow); n < allocations; ++n) {
-        const stackrec_sample& s = strings.Build(w.ticks()[begin + n % share]);
+        const stackrec_sample& s = strings.Build(w.ticks()[share[n % share.size()]]);
         for (size_t i = 0; i < stackrec_bench::kSampleTypes; ++i) expected[i] += s.values[i];
       }
     }
@@ -324,6 +371,17 @@ bool PathNamed(const std::string& name, Path* out) {
   return false;
 }
 
+// The deal DealName calls `name`.
+bool DealNamed(const std::string& name, Deal* out) {
+  for (Deal deal : kAllDeals) {
+    if (name == DealName(deal)) {
+      *out = deal;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ParseFlags(int argc, char** argv, Flags* f) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -335,6 +393,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     };
     std::string v;
     Path path;
+    Deal deal;
     if (value("--workload", &v) && (v == "typical" || v == "heavy")) {
       f->workload = v;
     } else if (value("--runs", &v) && std::atoi(v.c_str()) > 0) {
@@ -347,10 +406,13 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->max_samplers = std::atoi(v.c_str());
     } else if (value("--path", &v) && PathNamed(v, &path)) {
       f->paths = {path};
+    } else if (value("--deal", &v) && DealNamed(v, &deal)) {
+      f->deal = deal;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--workload=typical|heavy] [--runs=N] [--seconds=S] "
-                   "[--flip-ms=MS] [--max-samplers=N] [--path=strings|ids|trackers]\n",
+                   "[--flip-ms=MS] [--max-samplers=N] [--path=strings|ids|trackers] "
+                   "[--deal=shares|round-robin|thread]\n",
                    argv[0]);
       return false;
     }
@@ -374,19 +436,20 @@ int main(int argc, char** argv) {
   std::printf("# stackrec-bench-sampler-scaling\n\n");
   std::printf("%s workload: %s\n", flags.workload.c_str(), w.Describe().c_str());
   std::printf(
-      "%d CPUs; medians of %d runs; a serializer, where there is one, flips every %d ms\n\n", cpus,
-      flags.runs, flags.flip_ms);
+      "%d CPUs; medians of %d runs; deal: %s; "
+      "a serializer, where there is one, flips every %d ms\n\n",
+      cpus, flags.runs, DealName(flags.deal), flags.flip_ms);
   std::printf(
-      "| path | serializer | samplers | records | wall ms | M records/s | speedup | CPU ns/record "
-      "| flips | memory MB | memory vs 1 |\n");
+      "| path | serializer | deal | samplers | records | wall ms | M records/s | speedup "
+      "| CPU ns/record | flips | memory MB | memory vs 1 |\n");
   std::printf(
-      "|------|------------|----------|---------|---------|-------------|---------|---------------|"
-      "-------|-----------|-------------|\n");
+      "|------|------------|------|----------|---------|---------|-------------|---------|"
+      "---------------|-------|-----------|-------------|\n");
   bool all_ok = true;
   for (Path path : flags.paths) {
     for (int flip_ms : {0, flags.flip_ms}) {
-      // One sampler, one pass, to size the runs.
-      const RunResult probe = RunOnce(w, path, 1, 1, 0);
+      // One sampler, one pass, dealt as the runs are, to size the runs.
+      const RunResult probe = RunOnce(w, path, DealTicks(w, flags.deal, 1), 1, 0);
       if (!probe.ok) {
         std::fprintf(stderr, "sizing run failed: %s\n", probe.error.c_str());
         return 1;
@@ -395,9 +458,10 @@ int main(int argc, char** argv) {
       const int passes = std::max(1, static_cast<int>(std::ceil(target_ms / probe.wall_ms)));
       double one_wall = 0, one_memory = 0;
       for (int n : counts) {
+        const Shares shares = DealTicks(w, flags.deal, n);
         std::vector<double> wall, cpu, flips, memory;
         for (int run = 0; run < flags.runs; ++run) {
-          const RunResult res = RunOnce(w, path, n, passes, flip_ms);
+          const RunResult res = RunOnce(w, path, shares, passes, flip_ms);
           if (!res.ok) {
             std::fprintf(stderr, "%d samplers: %s\n", n, res.error.c_str());
             all_ok = false;
@@ -416,11 +480,12 @@ int main(int argc, char** argv) {
           one_memory = median_memory;
         }
         const double records = static_cast<double>(w.ticks().size()) * passes;
-        std::printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f | %.1f | %.2f× |\n",
-                    PathName(path), flip_ms == 0 ? "none" : "flips", n, records, median_wall,
-                    records / median_wall / 1000.0, one_wall > 0 ? one_wall / median_wall : 0.0,
-                    Median(cpu), Median(flips), median_memory,
-                    one_memory > 0 ? median_memory / one_memory : 0.0);
+        std::printf(
+            "| %s | %s | %s | %d | %.0f | %.0f | %.2f | %.2f× | %.0f | %.0f | %.1f | %.2f× |\n",
+            PathName(path), flip_ms == 0 ? "none" : "flips", DealName(flags.deal), n, records,
+            median_wall, records / median_wall / 1000.0,
+            one_wall > 0 ? one_wall / median_wall : 0.0, Median(cpu), Median(flips), median_memory,
+            one_memory > 0 ? median_memory / one_memory : 0.0);
         std::fflush(stdout);
       }
     }
