@@ -15,6 +15,17 @@
 //                their samples in turn, so for 1, 2, 4 and 8 samplers this
 //                deals the same ticks as round-robin; it stays apart so that
 //                it keeps meaning "per thread" if the workload changes.
+// The keys (--keys):
+//   known  the ticks are recorded `passes` times over, so after the first
+//          pass every key is one the recorder already holds: the steady
+//          state of a program whose stacks no longer change;
+//   fresh  the ticks are recorded once (passes is 1, whatever --seconds
+//          says), so each key is new to the recorder when first met. A
+//          recorder's samplers meet fresh keys all the time: new spans, new
+//          endpoints, new stacks after a deploy; this is what a new user
+//          meets first. The ids path interns the workload's stacks and
+//          label sets before the run, as its users do, so only the
+//          aggregate's keys are fresh there.
 // The run's time is wall time from the moment the threads are released
 // together to the moment the last one is done: what a runtime whose threads
 // all sample at once waits for. Beside it, the CPU time each sampler spent,
@@ -33,13 +44,15 @@
 // is a live-heap value. After the run, the profile of the last flip must
 // hold exactly the objects still tracked, or the run fails.
 //
-// `passes` is chosen per path and serializer setting so that one sampler
-// takes about --seconds (with a serializer, at least five flip intervals):
-// long enough that the threads' start and end do not count.
+// With known keys, `passes` is chosen per path and serializer setting so
+// that one sampler takes about --seconds (with a serializer, at least five
+// flip intervals): long enough that the threads' start and end do not
+// count.
 //
 //   build/release/bench/stackrec-bench-sampler-scaling [--workload=typical|heavy]
 //       [--runs=5] [--seconds=1] [--flip-ms=1000] [--max-samplers=N]
 //       [--path=strings|ids|trackers] [--deal=shares|round-robin|thread]
+//       [--keys=known|fresh]
 //
 // Without --max-samplers, 1, 2, 4 and 8 samplers, as far as the machine has
 // CPUs. Exits 1 if a run fails.
@@ -108,6 +121,9 @@ const char* DealName(Deal deal) {
   return "?";
 }
 
+// Whether a run meets keys its recorder holds already (see the top).
+enum class Keys { kKnown, kFresh };
+
 // How many ticks an object a tracker tracked stays alive.
 constexpr size_t kTrackWindow = 1024;
 
@@ -125,6 +141,7 @@ struct Flags {
   int max_samplers = 0;  // 0: up to 8, as far as the machine has CPUs
   std::vector<Path> paths{std::begin(kAllPaths), std::end(kAllPaths)};
   Deal deal = Deal::kShares;
+  Keys keys = Keys::kKnown;
 };
 
 double ThreadCpuNs() {
@@ -408,11 +425,13 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->paths = {path};
     } else if (value("--deal", &v) && DealNamed(v, &deal)) {
       f->deal = deal;
+    } else if (value("--keys", &v) && (v == "known" || v == "fresh")) {
+      f->keys = v == "fresh" ? Keys::kFresh : Keys::kKnown;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--workload=typical|heavy] [--runs=N] [--seconds=S] "
                    "[--flip-ms=MS] [--max-samplers=N] [--path=strings|ids|trackers] "
-                   "[--deal=shares|round-robin|thread]\n",
+                   "[--deal=shares|round-robin|thread] [--keys=known|fresh]\n",
                    argv[0]);
       return false;
     }
@@ -435,10 +454,14 @@ int main(int argc, char** argv) {
 
   std::printf("# stackrec-bench-sampler-scaling\n\n");
   std::printf("%s workload: %s\n", flags.workload.c_str(), w.Describe().c_str());
+  const bool fresh = flags.keys == Keys::kFresh;
   std::printf(
-      "%d CPUs; medians of %d runs; deal: %s; "
+      "%d CPUs; medians of %d runs; deal: %s; keys: %s; "
       "a serializer, where there is one, flips every %d ms\n\n",
-      cpus, flags.runs, DealName(flags.deal), flags.flip_ms);
+      cpus, flags.runs, DealName(flags.deal),
+      fresh ? "fresh (one pass, each key new to its recorder)"
+            : "known (the ticks recorded over and over)",
+      flags.flip_ms);
   std::printf(
       "| path | serializer | deal | samplers | records | wall ms | M records/s | speedup "
       "| CPU ns/record | flips | memory MB | memory vs 1 |\n");
@@ -448,14 +471,18 @@ int main(int argc, char** argv) {
   bool all_ok = true;
   for (Path path : flags.paths) {
     for (int flip_ms : {0, flags.flip_ms}) {
-      // One sampler, one pass, dealt as the runs are, to size the runs.
-      const RunResult probe = RunOnce(w, path, DealTicks(w, flags.deal, 1), 1, 0);
-      if (!probe.ok) {
-        std::fprintf(stderr, "sizing run failed: %s\n", probe.error.c_str());
-        return 1;
+      // With known keys, one sampler, one pass, dealt as the runs are, sizes
+      // the runs; fresh keys are recorded once, so they need no sizing.
+      int passes = 1;
+      if (!fresh) {
+        const RunResult probe = RunOnce(w, path, DealTicks(w, flags.deal, 1), 1, 0);
+        if (!probe.ok) {
+          std::fprintf(stderr, "sizing run failed: %s\n", probe.error.c_str());
+          return 1;
+        }
+        const double target_ms = std::max(flags.seconds * 1000.0, flip_ms * 5.0);
+        passes = std::max(1, static_cast<int>(std::ceil(target_ms / probe.wall_ms)));
       }
-      const double target_ms = std::max(flags.seconds * 1000.0, flip_ms * 5.0);
-      const int passes = std::max(1, static_cast<int>(std::ceil(target_ms / probe.wall_ms)));
       double one_wall = 0, one_memory = 0;
       for (int n : counts) {
         const Shares shares = DealTicks(w, flags.deal, n);
