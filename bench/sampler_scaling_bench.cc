@@ -10,11 +10,11 @@
 // its endpoint record with it. The deal (--deal):
 //   shares       the ticks cut into N contiguous shares;
 //   round-robin  tick i to sampler i % N;
-//   thread       a tick to sampler (its thread % N), as per-thread samplers
-//                would record the workload's 16 threads. Those threads take
-//                their samples in turn, so for 1, 2, 4 and 8 samplers this
-//                deals the same ticks as round-robin; it stays apart so that
-//                it keeps meaning "per thread" if the workload changes.
+//   thread       the workload's 16 threads in N contiguous groups, each
+//                sampler recording its group's ticks, as per-thread
+//                samplers would: a sampler meets its own threads' keys
+//                (each key names its thread), round-robin meets every
+//                thread's.
 // The keys (--keys):
 //   known  the ticks are recorded `passes` times over, so after the first
 //          pass every key is one the recorder already holds: the steady
@@ -194,8 +194,10 @@ Shares DealTicks(const Workload& w, Deal deal, int samplers) {
   }
   for (std::vector<uint32_t>& share : shares) share.reserve(ticks / n + 1);
   for (size_t i = 0; i < ticks; ++i) {
-    const size_t key = deal == Deal::kRoundRobin ? i : size_t{w.ticks()[i].thread};
-    shares[key % n].push_back(static_cast<uint32_t>(i));
+    const size_t sampler = deal == Deal::kRoundRobin
+                               ? i % n
+                               : size_t{w.ticks()[i].thread} * n / stackrec_bench::kThreads;
+    shares[sampler].push_back(static_cast<uint32_t>(i));
   }
   return shares;
 }
