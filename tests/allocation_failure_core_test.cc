@@ -300,9 +300,10 @@ TEST_CASE(
     REQUIRE(Content(SerializeAndDecode(p.get())) == expected);
   }
   // The run makes about a hundred table allocations (114 when written, 97
-  // since the string path builds no location or stack index), and each
-  // one failed in one of the runs above.
-  CHECK(runs_with_failure >= 90);
+  // since the string path builds no location or stack index, 85 since the
+  // seeds live in chunks that double from 256), and each one failed in
+  // one of the runs above.
+  CHECK(runs_with_failure >= 80);
 }
 
 TEST_CASE(

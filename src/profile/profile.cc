@@ -7,8 +7,10 @@
 #include "profile/profile.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
+#include "base/utf8.h"
 #include "input/label_rules.h"
 #include "input/sample_checks.h"
 
@@ -27,6 +29,7 @@ ProfileOptions WithEnabledTypes(ProfileOptions options) {
 Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     : options_(WithEnabledTypes(std::move(options))),
       start_ns_(start_ns),
+      own_tables_(std::make_unique<SampleTables>()),
       aggregate_(
           static_cast<size_t>(std::count(options_.enabled.begin(), options_.enabled.end(), true))),
       heap_(heap_width) {
@@ -36,43 +39,36 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
   InternConstants();
 }
 
+Profile::Profile(ProfileOptions options, int64_t start_ns, SlotTables& slot)
+    : options_(WithEnabledTypes(std::move(options))),
+      start_ns_(start_ns),
+      slot_(&slot),
+      aggregate_(
+          static_cast<size_t>(std::count(options_.enabled.begin(), options_.enabled.end(), true))),
+      heap_(0) {
+  all_values_stored_ = stored_values() == options_.sample_types.size();
+  scratch_values_.resize(stored_values());
+  // The slot's tables hold the options' strings (SlotTables::ids).
+}
+
 void Profile::InternConstants() {
-  // Interned up front so that serialization never has to add a string. The
-  // options were validated as UTF-8 and the keys are ASCII, so none of these
-  // can fail; the label keys reach the output only if a sample uses them.
-  StringTable& strings = tables_.mutable_strings();
-  auto intern = [&strings](absl::string_view s) {
-    StringId id = 0;
-    const bool valid = strings.Intern(s, &id);
-    (void)valid;
-    return id;
-  };
-  ids_.sample_types.clear();
-  for (const ValueType& t : options_.sample_types) {
-    ids_.sample_types.emplace_back(intern(t.type), intern(t.unit));
-  }
-  ids_.period_type = {intern(options_.period_type.type), intern(options_.period_type.unit)};
-  ids_.default_sample_type = intern(options_.default_sample_type);
-  ids_.comments.clear();
-  for (const std::string& c : options_.comments) ids_.comments.push_back(intern(c));
-  ids_.drop_frames = intern(options_.drop_frames);
-  ids_.keep_frames = intern(options_.keep_frames);
-  ids_.end_timestamp_key = intern(kEndTimestampKey);
-  ids_.local_root_span_id_key = intern(kLocalRootSpanIdKey);
-  ids_.trace_endpoint_key = intern(kTraceEndpointKey);
+  ids_ = InternOptionStrings(options_, &tables().mutable_strings());
 }
 
 void Profile::Reset(int64_t start_ns) {
   TablesChanged();
-  tables_.Clear();
+  // A lane's tables are its slot's, which the recorder resets.
+  if (slot_ == nullptr) tables().Clear();
   aggregate_.Clear();
   endpoints_.Clear();
+  endpoint_names_.Clear();
+  pending_.Clear();
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   // The tables the imports pointed into are gone.
   imports_.Sync(DictionaryImports::kNotImported);
   heap_.Release();
   start_ns_ = start_ns;
-  InternConstants();
+  if (slot_ == nullptr) InternConstants();
   PublishMemory();
 }
 
@@ -84,6 +80,7 @@ void Profile::ClearSamples(int64_t start_ns) {
   // growing them again costs less than the workloads benchmark can see.
   aggregate_.Clear();
   endpoints_.Clear();
+  endpoint_names_.Clear();
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   heap_.Clear();
   start_ns_ = start_ns;
@@ -92,7 +89,8 @@ void Profile::ClearSamples(int64_t start_ns) {
 
 void Profile::Compact() {
   TablesChanged();
-  tables_.Compact();
+  // A lane's tables are compacted by their slot (SlotTables::Compact).
+  if (slot_ == nullptr) tables().Compact();
   PublishMemory();
 }
 
@@ -116,20 +114,14 @@ void Profile::PublishMemory() const {
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
+  // A lane's tables are carried over by their slot (SlotTables::CarryOver).
+  assert(slot_ == nullptr);
   // Heap deltas are not carried: the serializer has consumed them.
   auto next = std::make_unique<Profile>(options_, start_ns, heap_.width());
   next->upscaling_ = upscaling_;
   SampleTables::Carried carried;
-  tables_.CarryInto(
-      &next->tables_,
-      [this](absl::FunctionRef<void(SampleKey)> carry) {
-        for (size_t i = 0; i < aggregate_.key_count(); ++i) {
-          carry(SampleKey{aggregate_.key_stack(i), aggregate_.key_labels(i)});
-        }
-        for (size_t i = 0; i < aggregate_.timed_count(); ++i) {
-          carry(SampleKey{aggregate_.timed_stack(i), aggregate_.timed_labels(i)});
-        }
-      },
+  tables().CarryInto(
+      &next->tables(), [this](absl::FunctionRef<void(SampleKey)> carry) { ForEachKey(carry); },
       &carried);
   // Imports from the dictionary stay valid for what was carried over.
   imports_.CarryInto(carried, &next->imports_);
@@ -137,11 +129,21 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
   return next;
 }
 
+void Profile::ForEachKey(absl::FunctionRef<void(SampleKey)> f) const {
+  for (size_t i = 0; i < aggregate_.key_count(); ++i) {
+    f(SampleKey{aggregate_.key_stack(i), aggregate_.key_labels(i)});
+  }
+  for (size_t i = 0; i < aggregate_.timed_count(); ++i) {
+    f(SampleKey{aggregate_.timed_stack(i), aggregate_.timed_labels(i)});
+  }
+}
+
 std::unique_ptr<Profile> Profile::KeepHeapRows(absl::Span<const uint32_t> rows) const {
+  assert(slot_ == nullptr);
   auto next = std::make_unique<Profile>(options_, start_ns_, heap_.width());
   SampleTables::Carried carried;
-  tables_.CarryInto(
-      &next->tables_,
+  tables().CarryInto(
+      &next->tables(),
       [&](absl::FunctionRef<void(SampleKey)> carry) {
         for (uint32_t row : rows) carry(SampleKey{heap_.stack(row), heap_.labels(row)});
       },
@@ -162,8 +164,10 @@ void Profile::RefreshOtherBytes() const {
 }
 
 size_t Profile::MemoryBytes() const {
-  return tables_.MemoryBytes() + aggregate_.KeyBytes() + aggregate_.TimedBytes() +
-         imports_.MemoryBytes() + heap_.MemoryBytes() + endpoints_.MemoryBytes();
+  // A lane's tables count once, in its slot's (SlotTables::PublishMemory).
+  return (slot_ == nullptr ? tables().MemoryBytes() : 0) + aggregate_.KeyBytes() +
+         aggregate_.TimedBytes() + imports_.MemoryBytes() + heap_.MemoryBytes() +
+         endpoints_.MemoryBytes() + endpoint_names_.MemoryBytes() + pending_.MemoryBytes();
 }
 
 Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack, uint32_t* labels,
@@ -212,7 +216,7 @@ uint32_t Profile::ImportLabelViews(absl::Span<const LabelView> labels) {
 
 uint32_t Profile::ImportStack(const Profile& from, uint32_t stack) {
   TablesChanged();
-  from.tables_.StackViews(stack, &scratch_.import_frames);
+  from.tables().StackViews(stack, &scratch_.import_frames);
   uint32_t id;
   const Status interned = InternStackContent(scratch_.import_frames, &id);
   (void)interned;
@@ -221,7 +225,7 @@ uint32_t Profile::ImportStack(const Profile& from, uint32_t stack) {
 
 uint32_t Profile::ImportLabels(const Profile& from, uint32_t labels) {
   TablesChanged();
-  from.tables_.LabelViews(labels, &scratch_.import_labels);
+  from.tables().LabelViews(labels, &scratch_.import_labels);
   uint32_t id;
   const Status interned = InternLabelsContent(scratch_.import_labels, &id);
   (void)interned;
@@ -230,11 +234,11 @@ uint32_t Profile::ImportLabels(const Profile& from, uint32_t labels) {
 
 void Profile::AddToKey(uint32_t stack, uint32_t labels, const int64_t* values, KeyUndo* undo) {
   const SampleKey key{stack, labels};
-  aggregate_.Add(key, tables_.KeyTag(key), values, undo);
+  aggregate_.Add(key, tables().KeyTag(key), values, undo);
 }
 
 void Profile::Undo(const KeyUndo& undo) {
-  aggregate_.Undo(undo, [this](SampleKey key) { return tables_.KeyTag(key); });
+  aggregate_.Undo(undo, [this](SampleKey key) { return tables().KeyTag(key); });
 }
 
 Status Profile::SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint) {
@@ -245,8 +249,14 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id, absl::string_view endpo
   if (endpoint.empty()) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
+  if (slot_ != nullptr) {
+    // A lane adds no string to its slot's tables without the lock.
+    if (!IsValidUtf8(endpoint)) return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
+    endpoint_names_.Set(local_root_span_id, endpoint);
+    return OkStatus();
+  }
   StringId id;
-  if (!tables_.mutable_strings().Intern(endpoint, &id)) {
+  if (!tables().mutable_strings().Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
   endpoints_.Set(local_root_span_id, id);
@@ -258,8 +268,13 @@ Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
   if (endpoint.empty()) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
+  if (slot_ != nullptr) {
+    if (!IsValidUtf8(endpoint)) return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
+    endpoint_names_.AddCount(endpoint, value);
+    return OkStatus();
+  }
   StringId id;
-  if (!tables_.mutable_strings().Intern(endpoint, &id)) {
+  if (!tables().mutable_strings().Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
   endpoints_.AddCount(id, value);
@@ -270,7 +285,7 @@ std::vector<std::pair<std::string, int64_t>> Profile::EndpointCounts() const {
   std::vector<std::pair<std::string, int64_t>> counts;
   counts.reserve(endpoints_.counts().size());
   for (const auto& [id, count] : endpoints_.counts()) {
-    counts.emplace_back(std::string(tables_.strings().Get(id)), count);
+    counts.emplace_back(std::string(tables().strings().Get(id)), count);
   }
   std::sort(counts.begin(), counts.end());
   return counts;

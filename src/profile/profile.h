@@ -33,8 +33,11 @@
 #include "input/sample_view.h"
 #include "input/upscaling.h"
 #include "profile/dictionary_imports.h"
+#include "profile/endpoint_names.h"
 #include "profile/endpoints.h"
+#include "profile/pending_samples.h"
 #include "profile/profile_parts.h"
+#include "profile/slot_tables.h"
 #include "tables/aggregate.h"
 #include "tables/heap_deltas.h"
 #include "tables/records.h"
@@ -50,6 +53,12 @@ class Profile {
   // number of values each heap-delta row carries (see "Heap deltas" below);
   // 0 for a profile that holds none.
   Profile(ProfileOptions options, int64_t start_ns, size_t heap_width = 0);
+  // A lane of a recorder slot (recorder/lanes.h): its tables are `slot`'s,
+  // shared with the slot's other lanes, and it keeps only its own rows of
+  // values, dictionary imports, endpoints and parked samples. Adds take
+  // the paths of profile_lane.cc: known entries lock-free, new ones under
+  // the slot's new-entry lock. `slot` outlives it.
+  Profile(ProfileOptions options, int64_t start_ns, SlotTables& slot);
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -166,6 +175,23 @@ class Profile {
   // Checks what InternSampleKey would check, interning nothing.
   Status ValidateSampleContent(const SampleView& sample) const;
 
+  // ---- A lane of a recorder slot (profile_lane.cc) ---------------------------
+  // The serializer's side, holding the lane and the slot's new-entry lock.
+  // Adds the samples parked while the lock was busy.
+  void AddPendingSamples();
+  // Adds every sample of `lane`, a lane of the same slot with no parked
+  // samples, by key ids (the tables are the same), and its endpoints and
+  // counts. Throws std::bad_alloc with no sample or endpoint changed.
+  void MergeLane(const Profile& lane);
+  // Interns the endpoint names kept by name (endpoint_names.h) into the
+  // endpoints the encoders read.
+  void SettleEndpoints();
+  // After SlotTables::CarryOver: the dictionary imports follow `carried`
+  // (or, if memory for that is short, are forgotten, to be imported
+  // again). With no samples (ClearSamples first).
+  void RebindSlotTables(const SampleTables::Carried& carried) noexcept;
+  bool has_pending_samples() const { return !pending_.empty(); }
+
   // Adds `values` (stored_values() of them) to the aggregated key (stack,
   // labels), a new key if need be, outside the memory cap; with `undo`, as
   // Aggregate::Add.
@@ -194,7 +220,7 @@ class Profile {
   // the caps write. Interned if new (outside the memory cap: one entry).
   uint32_t InternPseudoStack(absl::string_view name) {
     TablesChanged();
-    return tables_.InternPseudoStack(name);
+    return tables().InternPseudoStack(name);
   }
 
   // Memory held by the parts, as counted against max_memory_bytes
@@ -211,20 +237,23 @@ class Profile {
   // ---- Read side ------------------------------------------------------------
   // The parts themselves, for the encoders (and tests) that read them.
   ProfileParts Parts() const {
-    return {options_, upscaling_, tables_, aggregate_, endpoints_, ids_, start_ns_};
+    return {options_,  upscaling_, tables(), aggregate_, endpoints_, slot_ != nullptr ? slot_->ids() : ids_,
+            start_ns_};
   }
   // The few reads the recorder, the C API and live-heap tracking make.
   const ProfileOptions& options() const { return options_; }
   // Number of values stored per sample: the enabled sample types.
   size_t stored_values() const { return aggregate_.width(); }
   int64_t start_ns() const { return start_ns_; }
-  const StringTable& strings() const { return tables_.strings(); }
-  const SpanTable<uint32_t>& stacks() const { return tables_.stacks(); }
-  const SpanTable<Label>& label_sets() const { return tables_.label_sets(); }
+  const StringTable& strings() const { return tables().strings(); }
+  const SpanTable<uint32_t>& stacks() const { return tables().stacks(); }
+  const SpanTable<Label>& label_sets() const { return tables().label_sets(); }
   // Endpoint names by local root span id.
   const absl::flat_hash_map<uint64_t, StringId>& endpoints() const { return endpoints_.by_span(); }
   // Aggregated keys, and timestamped samples (aggregate.h).
   size_t key_count() const { return aggregate_.key_count(); }
+  // Passes the key of every aggregated and timestamped sample to `f`.
+  void ForEachKey(absl::FunctionRef<void(SampleKey)> f) const;
   size_t timed_count() const { return aggregate_.timed_count(); }
 
   // Settles the deferred samples now (see Aggregate), for a caller that
@@ -244,6 +273,31 @@ class Profile {
     std::vector<LabelView> import_labels;     // other profile's content
     std::vector<LabelView> linked_labels;     // AddLinkedLabelSet's views
   };
+
+  // The tables: this profile's own, or its slot's (asked for on every use:
+  // SlotTables::tables).
+  SampleTables& tables() const { return slot_ != nullptr ? slot_->tables() : *own_tables_; }
+
+  // ---- A lane's sampler paths (profile_lane.cc) -----------------------------
+  // Add and AddIds in a lane: known stack and label set found lock-free,
+  // anything new under the slot's new-entry lock.
+  Status AddInLane(const SampleView& sample, const HashedFrames* frames);
+  Status AddIdsInLane(const IdSampleView& sample, uint32_t generation,
+                      WithDictionary with_dictionary);
+  // Add for a key whose entries are all known: no table is touched but
+  // through KeyTag, which is lock-free. values_ are taken, the memory cap
+  // checked.
+  void AddKnownKey(SampleKey key, int64_t timestamp_ns);
+  // The lock was busy: checks `sample` as interning would and parks a
+  // copy (or, at the memory cap, adds it to the storage-full stack, which
+  // needs no new entry).
+  Status ParkSample(const SampleView& sample, const HashedFrames* frames);
+  // Checks an id sample's shape: ids and contents not both set.
+  static Status CheckIdShape(const IdSampleView& sample);
+  // The id of the storage-full pseudo-stack: interned up front in a slot.
+  uint32_t StorageFullStack() {
+    return slot_ != nullptr ? slot_->storage_full_stack() : InternPseudoStack(kStorageFullFrame);
+  }
 
   // ---- The sampler's path (profile_add.cc) --------------------------------
   // Add, after Advance and but for the count of samples added; `labels_fp`
@@ -265,6 +319,9 @@ class Profile {
   // Forgets what was imported from a dictionary generation other than
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);
+  // AddIdSample, not inlined: a lane's path under its slot's lock.
+  Status AddIdSampleLocked(const IdSampleView& sample, const Fingerprint& labels_fp,
+                           uint32_t generation, WithDictionary with_dictionary);
   // AddIds, after Advance and but for the count.
   Status AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
                      WithDictionary with_dictionary);
@@ -347,12 +404,18 @@ class Profile {
   bool all_values_stored_ = false;  // every declared type enabled
   int64_t start_ns_ = 0;
 
-  SampleTables tables_;
+  // Lane or not (see tables()): exactly one of the two is set.
+  SlotTables* slot_ = nullptr;
+  std::unique_ptr<SampleTables> own_tables_;
   Aggregate aggregate_;
   DictionaryImports imports_;
   HeapDeltas heap_;
   Endpoints endpoints_;
-  OptionStrings ids_;
+  // A lane's: endpoints kept by name until the serializer settles them,
+  // and the samples parked while its slot's lock was busy.
+  EndpointNames endpoint_names_;
+  PendingSamples pending_;
+  OptionStrings ids_;  // not a lane's (its slot's)
 
   uint64_t samples_added_ = 0;
   uint64_t samples_truncated_ = 0;

@@ -28,13 +28,14 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   STACKREC_RETURN_IF_ERROR(CheckStrings(frames, labels));
   // One pseudo-stack, no labels: a single key however much is refused, so
   // the totals stay right and the profile stops growing (but for this key).
-  const SampleKey key{InternPseudoStack(kStorageFullFrame), 0};
-  aggregate_.Add(key, tables_.KeyTag(key), values_);
+  const SampleKey key{StorageFullStack(), 0};
+  aggregate_.Add(key, tables().KeyTag(key), values_);
   ++samples_over_memory_;
   return OkStatus();
 }
 
 Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
+  if (slot_ != nullptr) return AddInLane(sample, frames);
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // The labels are hashed, and their slot in the label cache fetched,
   // before the last two samples are settled (Advance), so that its miss
@@ -42,13 +43,13 @@ Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
   // fetched after Advance: fetched before it too, they evicted what Advance
   // was about to read.
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
-  tables_.PrefetchLabels(labels_fp);
+  tables().PrefetchLabels(labels_fp);
   // A stack cut to max_frames is fingerprinted again once cut (AddSample).
   const bool whole = frames != nullptr && frames->count <= options_.max_frames;
   aggregate_.Advance();
   if (whole) {
     // With 20,000 stacks (the heavy workload) the stack cache is not in L2.
-    tables_.PrefetchStack(frames->fingerprint);
+    tables().PrefetchStack(frames->fingerprint);
     // And the key's home slot in the index, from the seeds the two
     // fingerprints give (SampleTables::KeyTag): its stack's and its label
     // set's, when both were interned from their content, as on this path.
@@ -64,7 +65,7 @@ Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
 
 Status Profile::AddHashed(const SampleView& sample, const HashedFrames& frames,
                           const Fingerprint& labels_fp) {
-  if (uint32_t stack; tables_.CachedStack(frames.fingerprint, &stack)) {
+  if (uint32_t stack; tables().CachedStack(frames.fingerprint, &stack)) {
     // The stack cache's invariant (sample_tables.h): the frames are not read.
     STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
     return AddKey(stack, /*truncated=*/false, /*frames=*/{}, sample.labels, labels_fp,
@@ -94,7 +95,7 @@ Status Profile::AddNewStack(const SampleView& sample, const Fingerprint& labels_
   STACKREC_RETURN_IF_ERROR(CheckLabels(sample.labels, sample.timestamp_ns));
   TablesChanged();  // before, as in AddSample
   uint32_t stack;
-  STACKREC_RETURN_IF_ERROR(tables_.InternStack(frames.count, frames.frame, frames.frame_hashes,
+  STACKREC_RETURN_IF_ERROR(tables().InternStack(frames.count, frames.frame, frames.frame_hashes,
                                                frames.fingerprint, &stack));
   // Were the label set new and the cap reached by now, AddOverflow would
   // check the frames' strings again: the stack interned, they passed.
@@ -145,11 +146,11 @@ Status Profile::AddSample(const SampleView& sample, const Fingerprint& labels_fp
     frame_hashes = scratch_.frame_hashes.data();
   }
   uint32_t stack;
-  if (!tables_.CachedStack(stack_fp, &stack)) {
+  if (!tables().CachedStack(stack_fp, &stack)) {
     if (Full()) return AddOverflow(frames, sample.labels);
     // Before: what an intern that fails or throws half way leaves counts too.
     TablesChanged();
-    STACKREC_RETURN_IF_ERROR(tables_.InternStack(frames, frame_hashes, stack_fp, &stack));
+    STACKREC_RETURN_IF_ERROR(tables().InternStack(frames, frame_hashes, stack_fp, &stack));
   }
   return AddKey(stack, truncated, frames, sample.labels, labels_fp, sample.timestamp_ns,
                 /*labels_checked=*/true);
@@ -162,7 +163,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKey(uint32_t stack, bool 
                                                            int64_t timestamp_ns,
                                                            bool labels_checked) {
   uint32_t labels;
-  if (tables_.CachedLabels(labels_fp, &labels)) {
+  if (tables().CachedLabels(labels_fp, &labels)) {
     // The label cache's invariant (sample_tables.h): only the timestamp is
     // new.
     if (!labels_checked) STACKREC_RETURN_IF_ERROR(CheckReservedKeys(label_views, timestamp_ns));
@@ -170,7 +171,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKey(uint32_t stack, bool 
     if (!labels_checked) STACKREC_RETURN_IF_ERROR(CheckLabels(label_views, timestamp_ns));
     if (Full()) return AddOverflow(frames, label_views);
     TablesChanged();  // before, as above
-    STACKREC_RETURN_IF_ERROR(tables_.InternLabels(label_views, labels_fp, &labels));
+    STACKREC_RETURN_IF_ERROR(tables().InternLabels(label_views, labels_fp, &labels));
   }
   return AddKeyWithLabels(stack, truncated, labels, frames, label_views, timestamp_ns);
 }
@@ -189,7 +190,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddKeyWithLabels(
   // cap was not reached: settling may then pass it by a key or two.
   if (ABSL_PREDICT_TRUE(timestamp_ns == 0 && aggregate_.CanDefer() && !Full())) {
     const SampleKey key{stack, labels};
-    aggregate_.Defer(key, tables_.KeyTag(key), values_);
+    aggregate_.Defer(key, tables().KeyTag(key), values_);
     return OkStatus();
   }
   return AddKeyNow(stack, labels, frames, label_views, timestamp_ns);
@@ -205,7 +206,7 @@ Status Profile::AddKeyNow(uint32_t stack, uint32_t labels, absl::Span<const Loca
   }
   // Looked up now, after what is deferred.
   const SampleKey key{stack, labels};
-  const uint32_t tag = tables_.KeyTag(key);
+  const uint32_t tag = tables().KeyTag(key);
   if (const uint32_t row = aggregate_.Find(key, tag); row != KeyIndex::kNone) {
     aggregate_.SumInto(row, values_);
     return OkStatus();
@@ -238,25 +239,26 @@ Status Profile::InternKeyContent(absl::Span<const LocationView> frames,
 Status Profile::InternStackContent(absl::Span<const LocationView> frames, uint32_t* stack) {
   scratch_.frame_hashes.resize(frames.size());
   const Fingerprint fp = FingerprintFrames(frames, scratch_.frame_hashes.data());
-  if (tables_.CachedStack(fp, stack)) return OkStatus();
-  return tables_.InternStack(frames, scratch_.frame_hashes.data(), fp, stack);
+  if (tables().CachedStack(fp, stack)) return OkStatus();
+  return tables().InternStack(frames, scratch_.frame_hashes.data(), fp, stack);
 }
 
 Status Profile::InternLabelsContent(absl::Span<const LabelView> labels, uint32_t* label_set) {
   const Fingerprint fp = FingerprintLabels(labels);
-  if (tables_.CachedLabels(fp, label_set)) return OkStatus();
-  return tables_.InternLabels(labels, fp, label_set);
+  if (tables().CachedLabels(fp, label_set)) return OkStatus();
+  return tables().InternLabels(labels, fp, label_set);
 }
 
 Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
                        WithDictionary with_dictionary) {
+  if (slot_ != nullptr) return AddIdsInLane(sample, generation, with_dictionary);
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // Labels given as strings are hashed, and their slot in the label cache
   // fetched, before the last samples are settled (as in Add); the key's
   // home slot as soon as the stack is known (below), so that the misses
   // overlap.
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
-  if (sample.labels_id == 0) tables_.PrefetchLabels(labels_fp);
+  if (sample.labels_id == 0) tables().PrefetchLabels(labels_fp);
   aggregate_.Advance();  // as in Add
   const Status status = AddIdSample(sample, labels_fp, generation, with_dictionary);
   if (status.ok()) ++samples_added_;
@@ -271,13 +273,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   // sample.labels are validated by AddKey (or before AddOverflow below).
-  if (sample.stack_id != 0 && !sample.location_ids.empty()) {
-    return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
-  }
-  // With a label-set id, `labels` holds the link's labels alone, if any.
-  if (sample.labels_id != 0 && sample.labels.size() > (sample.has_link ? kLinkLabels : 0)) {
-    return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
-  }
+  STACKREC_RETURN_IF_ERROR(CheckIdShape(sample));
   if (generation != imports_.generation()) SyncDictionary(generation);
   // The fast path: a stack and a label set imported in this generation, no
   // dictionary.
@@ -292,7 +288,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   if (sample.stack_id != 0) {
     packed = imports_.Stack(sample.stack_id);
     if (packed != kNotImported && !by_labels_id) {
-      aggregate_.Prefetch(SampleTables::SeedsTag(tables_.stack_seed(packed & ~kTruncatedBit),
+      aggregate_.Prefetch(SampleTables::SeedsTag(tables().stack_seed(packed & ~kTruncatedBit),
                                                  SampleTables::SeedOf(labels_fp)));
     }
   } else {
@@ -320,13 +316,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
         if (packed == kNotImported) {
           STACKREC_RETURN_IF_ERROR(
               sample.stack_id != 0
-                  ? imports_.ImportStack(dict, sample.stack_id, &tables_, &packed)
+                  ? imports_.ImportStack(dict, sample.stack_id, &tables(), &packed)
                   : imports_.ImportLocationIds(dict, sample.location_ids, fingerprint,
-                                               options_.max_frames, &tables_, &packed));
+                                               options_.max_frames, &tables(), &packed));
         }
         if (labels == kNotImported) {
           STACKREC_RETURN_IF_ERROR(
-              imports_.ImportLabelSet(dict, sample.labels_id, &tables_, &labels));
+              imports_.ImportLabelSet(dict, sample.labels_id, &tables(), &labels));
         }
         return OkStatus();
       }
@@ -371,11 +367,27 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
                 /*labels_checked=*/false);
 }
 
+Status Profile::AddIdSampleLocked(const IdSampleView& sample, const Fingerprint& labels_fp,
+                                  uint32_t generation, WithDictionary with_dictionary) {
+  return AddIdSample(sample, labels_fp, generation, with_dictionary);
+}
+
+Status Profile::CheckIdShape(const IdSampleView& sample) {
+  if (sample.stack_id != 0 && !sample.location_ids.empty()) {
+    return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
+  }
+  // With a label-set id, `labels` holds the link's labels alone, if any.
+  if (sample.labels_id != 0 && sample.labels.size() > (sample.has_link ? kLinkLabels : 0)) {
+    return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
+  }
+  return OkStatus();
+}
+
 Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t labels,
                                   uint32_t labels_id, absl::Span<const LabelView> link,
                                   int64_t timestamp_ns) {
   std::vector<LabelView>& views = scratch_.linked_labels;
-  tables_.LabelViews(labels, &views);  // views of the table's arena, which never moves
+  tables().LabelViews(labels, &views);  // views of the table's arena, which never moves
   // The set was checked when it was interned, but not against a link.
   for (const LabelView& l : views) {
     if (l.key == kTraceIdKey || l.key == kSpanIdKey) {
@@ -391,14 +403,28 @@ Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t label
 }
 
 void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept {
+  // A lane imports into its slot's tables only if their lock is free: this
+  // only saves the first sample some work, and the caller holds the
+  // dictionary's lock, which a lane's holder of the slot's lock may be
+  // waiting for (profile_lane.cc).
+  if (slot_ != nullptr && !slot_->lock().TryLock()) return;
+  struct Unlock {
+    SlotTables* slot;
+    ~Unlock() {
+      if (slot != nullptr) {
+        slot->PublishMemory();
+        slot->lock().Unlock();
+      }
+    }
+  } unlock{slot_};
   try {
     SyncDictionary(dict.generation());
     const bool stack = what == Interned::kStack;
     if ((stack ? imports_.Stack(id) : imports_.LabelSet(id)) != kNotImported || Full()) return;
     uint32_t packed;
     // An id just handed out by `dict`: the imports cannot refuse it.
-    const Status imported = stack ? imports_.ImportStack(dict, id, &tables_, &packed)
-                                  : imports_.ImportLabelSet(dict, id, &tables_, &packed);
+    const Status imported = stack ? imports_.ImportStack(dict, id, &tables(), &packed)
+                                  : imports_.ImportLabelSet(dict, id, &tables(), &packed);
     (void)imported;
   } catch (const std::bad_alloc&) {
     // Every import step leaves the tables consistent (an entry is marked

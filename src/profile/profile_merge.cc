@@ -18,13 +18,30 @@ void Profile::MergeFrom(const Profile& from) {
   Endpoints endpoints = endpoints_;
   for (const auto& [span, name] : from.endpoints_.by_span()) {
     StringId id;
-    (void)tables_.mutable_strings().Intern(from.strings().Get(name), &id);  // valid there
+    (void)tables().mutable_strings().Intern(from.strings().Get(name), &id);  // valid there
     endpoints.Set(span, id);
   }
   for (const auto& [name, count] : from.endpoints_.counts()) {
     StringId id;
-    (void)tables_.mutable_strings().Intern(from.strings().Get(name), &id);
+    (void)tables().mutable_strings().Intern(from.strings().Get(name), &id);
     endpoints.AddCount(id, count);
+  }
+  // A lane's endpoints kept by name (endpoint_names.h): kept by name here
+  // too if this is a lane, interned otherwise.
+  EndpointNames names = endpoint_names_;
+  if (slot_ != nullptr) {
+    names.MergeFrom(from.endpoint_names_);
+  } else {
+    for (const auto& [span, name] : from.endpoint_names_.by_span()) {
+      StringId id;
+      (void)tables().mutable_strings().Intern(name, &id);
+      endpoints.Set(span, id);
+    }
+    for (const auto& [name, count] : from.endpoint_names_.counts()) {
+      StringId id;
+      (void)tables().mutable_strings().Intern(name, &id);
+      endpoints.AddCount(id, count);
+    }
   }
 
   // A stack or label set of `from` is interned here once, however many of
@@ -45,7 +62,7 @@ void Profile::MergeFrom(const Profile& from) {
   try {
     for (size_t i = 0; i < samples.key_count(); ++i) {
       const SampleKey key = import(samples.key_stack(i), samples.key_labels(i));
-      aggregate_.Add(key, tables_.KeyTag(key), samples.key_values(i), &undo);
+      aggregate_.Add(key, tables().KeyTag(key), samples.key_values(i), &undo);
     }
     for (size_t i = 0; i < samples.timed_count(); ++i) {
       const SampleKey key = import(samples.timed_stack(i), samples.timed_labels(i));
@@ -57,6 +74,7 @@ void Profile::MergeFrom(const Profile& from) {
     throw;
   }
   endpoints_ = std::move(endpoints);
+  endpoint_names_ = std::move(names);
   samples_added_ += from.samples_added_;
   samples_truncated_ += from.samples_truncated_;
   samples_over_memory_ += from.samples_over_memory_;

@@ -37,6 +37,11 @@ struct OptionStrings {
   StringId end_timestamp_key = 0, local_root_span_id_key = 0, trace_endpoint_key = 0;
 };
 
+// Interns what OptionStrings names into `strings`. The options were
+// validated as UTF-8 and the keys are ASCII, so this cannot fail; it may
+// throw std::bad_alloc.
+OptionStrings InternOptionStrings(const ProfileOptions& options, StringTable* strings);
+
 // Valid while the profile lives; what it refers to must not change while
 // an encoder reads it.
 struct ProfileParts {

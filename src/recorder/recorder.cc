@@ -135,20 +135,16 @@ const void* ThisThread() {
 #endif
 }
 
-// Replaces *profile by its carry-over or, if memory for that is short,
-// resets it in place.
-void CarryOverOrReset(std::unique_ptr<Profile>* profile, int64_t start_ns) {
-  try {
-    *profile = (*profile)->CarryOver(start_ns);
-  } catch (const std::bad_alloc&) {
-    (*profile)->Reset(start_ns);
-  }
-}
-
 // How long the serializer tries a lane a sampler holds: a record takes
 // microseconds, so a lane still held after this is held by a sampler that
 // was descheduled or stopped inside.
 constexpr std::chrono::milliseconds kLaneWait{2};
+// How long the serializer waits for the new-entry lock of the slot it
+// encodes (slot_tables.h). Only a sampler in a lane it could not take can
+// hold it, one descheduled while it interned, which a loaded machine may
+// keep off its core for several time slices; past this, it was stopped
+// there, and the slot's samples wait for a later serialization.
+constexpr std::chrono::milliseconds kTablesWait{100};
 
 }  // namespace
 
@@ -160,6 +156,7 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns, const LiveHeap
       heap_(Slots::Hint::kHeap, [this](uint32_t) { return NewHeapLane(0); }),
       live_heap_options_(live_heap) {
   for (uint32_t s = 0; s < 2; ++s) {
+    slot_state_[s].tables = std::make_unique<SlotTables>(options_, &slot_state_[s].memory_bytes);
     samples_.lanes(s).Add(NewLane(s, now_ns));
     slot_state_[s].start_ns = now_ns;
   }
@@ -180,7 +177,7 @@ std::unique_ptr<Lane> Recorder::NewHeapLane(int64_t start_ns) {
 
 std::unique_ptr<Lane> Recorder::NewLane(uint32_t s, int64_t start_ns) {
   auto lane = std::make_unique<Lane>();
-  lane->profile = std::make_unique<Profile>(options_, start_ns);
+  lane->profile = std::make_unique<Profile>(options_, start_ns, *slot_state_[s].tables);
   lane->profile->ShareMemoryCap(&slot_state_[s].memory_bytes);
   return lane;
 }
@@ -192,16 +189,16 @@ Status Recorder::RecordWith(F&& add) {
     const uint64_t truncated = profile.samples_truncated();
     const uint64_t over_memory = profile.samples_over_memory();
     Status s = add(profile);
-    if (s.ok()) {
-      // Only this sampler (holding the lane's lock) writes these: a plain
-      // increment through relaxed load and store, no read-modify-write.
-      auto bump = [](std::atomic<uint64_t>& counter) {
-        counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      };
-      bump(lane.samples);
-      if (profile.samples_truncated() != truncated) bump(lane.truncated);
-      if (profile.samples_over_memory() != over_memory) bump(lane.over_memory);
-    }
+    // Only this sampler (holding the lane's lock) writes these: a plain
+    // addition through relaxed load and store, no read-modify-write. The
+    // caps' counts by what changed: a record may also add samples parked
+    // in the lane earlier (profile_lane.cc), which count then.
+    auto bump = [](std::atomic<uint64_t>& counter, uint64_t by) {
+      counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+    };
+    if (s.ok()) bump(lane.samples, 1);
+    bump(lane.truncated, profile.samples_truncated() - truncated);
+    bump(lane.over_memory, profile.samples_over_memory() - over_memory);
     // Samplers taking turns on this lane (this one follows another): the
     // next sampler is likely another thread too, so this sample's deferred
     // lookup (aggregate.h) is settled now, while the lines it
@@ -272,10 +269,33 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   const Deadline deadline = std::chrono::steady_clock::now() + kLaneWait;
   FlipHeapSlots(deadline, flip_ns);
 
-  // The lanes taken are ours until `held` unlocks them (invariant 1).
+  // The lanes taken are ours until `held` unlocks them (invariant 1), and
+  // the slot's tables while we hold its new-entry lock, which is free
+  // unless a sampler stopped inside a lane we could not take holds it.
   HeldLanes held;
+  held.TakeEach(samples_.lanes(old_index), deadline, &old.skipped);
+  SlotTables& tables = *old.tables;
+  if (!tables.lock().TryLockUntil(std::chrono::steady_clock::now() + kTablesWait)) {
+    // The samples stay in the slot for a later serialization, as after a
+    // failed encoding.
+    held.Release();
+    old.kept_failed = true;
+    {
+      SpinLockHolder hold(&stats_lock_);
+      stats_.serializations_failed++;
+    }
+    return Error(Code::kBusy,
+                 "recorder: a sampler stopped while adding to this slot's tables holds them; "
+                 "the slot's samples wait for a later serialization");
+  }
+  SpinLockHolder hold_tables(&tables.lock(), SpinLockHolder::kAdopt);
+  // Whether every lane of the slot is ours: only then may its tables be
+  // replaced (Recycle).
+  const bool whole_slot =
+      old.skipped.empty() && samples_.lanes(old_index).count_seq_cst() == held.size();
+  const size_t from_old = held.size();
   std::unique_ptr<Profile> spare;
-  Profile& profile = *GatherLanes(old_index, deadline, &held, &spare);
+  Profile& profile = *GatherLanes(old_index, &held, &spare);
   Lane* const target = held.empty() ? nullptr : held[0];
   absl::flat_hash_map<uint64_t, std::string> own_endpoints = AddRulesAndEndpoints(&profile);
   KeyUndo live_undo;
@@ -291,6 +311,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   // above intern their stacks here). Nothing adds to the slot after it
   // either, until it is the active slot again.
   profile.Compact();
+  if (spare == nullptr) tables.Compact();
   Status status;
   try {
     status = SerializeProfile(profile, options, flip_ns, &out->bytes, &out->stats, &output_sizes_);
@@ -300,7 +321,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   }
   CountSerialization(status.ok(), profile, target, out->stats);
   if (status.ok()) {
-    Recycle(&profile, target, out->stats.encoded, flip_ns);
+    if (spare == nullptr) {
+      Recycle(old_index, held, from_old, out->stats.encoded, flip_ns, whole_slot);
+    }
     carried_endpoints_ = std::move(own_endpoints);
     old.kept_failed = false;
   } else {
@@ -349,8 +372,7 @@ bool Recorder::AbsorbHeapLanes(Deadline deadline, int64_t now_ns) {
   return true;
 }
 
-Profile* Recorder::GatherLanes(uint32_t old, Deadline deadline, HeldLanes* held,
-                               std::unique_ptr<Profile>* spare) {
+Profile* Recorder::GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Profile>* spare) {
   // A sampler inside a lane leaves it within microseconds, unless it was
   // descheduled or stopped there: such a lane is left as it is, samples
   // and all, rather than waited for. The next serialization takes it if it
@@ -358,35 +380,53 @@ Profile* Recorder::GatherLanes(uint32_t old, Deadline deadline, HeldLanes* held,
   // that keeps samplers out, and the sums stay exact (its samples reach a
   // profile one interval late).
   SlotState& state = slot_state_[old];
-  held->TakeEach(samples_.lanes(old), deadline, &state.skipped);
   const size_t from_old = held->size();
-  held->TakeFree(samples_.lanes(1 - old), &slot_state_[1 - old].skipped);
-  if (held->empty()) {
+  if (from_old == 0) {
+    // Every lane of the slot is held by a stopped sampler: an empty profile
+    // (lanes of the other slot wait too, for a target that can keep them
+    // should encoding fail).
     *spare = std::make_unique<Profile>(options_, state.start_ns);
     return spare->get();
   }
+  // Parked samples first: the lanes' rows are then all there is.
+  for (Lane* lane : *held) lane->profile->AddPendingSamples();
   // The lane with the most keys receives the others' samples: the least
-  // to copy. It goes first in *held. A lane of the old slot if there is
-  // one, where samples kept by a failed encoding wait for the slot's next
-  // serialization.
-  const auto end = held->begin() + static_cast<ptrdiff_t>(from_old > 0 ? from_old : held->size());
-  auto most = std::max_element(held->begin(), end, [](const Lane* a, const Lane* b) {
+  // to copy. It goes first in *held.
+  auto most = std::max_element(held->begin(), held->end(), [](const Lane* a, const Lane* b) {
     return a->profile->key_count() < b->profile->key_count();
   });
   std::iter_swap(held->begin(), most);
   Lane& target = *(*held)[0];
-  auto move_count = [](std::atomic<uint64_t>& from, std::atomic<uint64_t>& to) {
-    to.store(to.load(std::memory_order_relaxed) + from.exchange(0, std::memory_order_relaxed),
-             std::memory_order_relaxed);
+  auto move_counts = [&target](Lane& lane) {
+    auto move = [](std::atomic<uint64_t>& from, std::atomic<uint64_t>& to) {
+      to.store(to.load(std::memory_order_relaxed) + from.exchange(0, std::memory_order_relaxed),
+               std::memory_order_relaxed);
+    };
+    move(lane.samples, target.samples);
+    move(lane.truncated, target.truncated);
+    move(lane.over_memory, target.over_memory);
   };
-  for (size_t i = 1; i < held->size(); ++i) {
+  // The slot's lanes share its tables: merged by key ids.
+  for (size_t i = 1; i < from_old; ++i) {
     Lane& lane = *(*held)[i];
-    target.profile->MergeFrom(*lane.profile);  // all or nothing
-    move_count(lane.samples, target.samples);
-    move_count(lane.truncated, target.truncated);
-    move_count(lane.over_memory, target.over_memory);
-    // The lane keeps what its samples used, for its sampler's next records.
-    CarryOverOrReset(&lane.profile, state.start_ns);
+    target.profile->MergeLane(*lane.profile);  // all or nothing
+    move_counts(lane);
+    // The lane keeps its dictionary imports, for its sampler's next records.
+    lane.profile->ClearSamples(state.start_ns);
+  }
+  // Lanes of the active slot skipped last time, if free now and if its
+  // tables are free to read: merged by content.
+  SlotState& active = slot_state_[1 - old];
+  if (!active.skipped.empty() && active.tables->lock().TryLock()) {
+    SpinLockHolder hold_active(&active.tables->lock(), SpinLockHolder::kAdopt);
+    held->TakeFree(samples_.lanes(1 - old), &active.skipped);
+    for (size_t i = from_old; i < held->size(); ++i) {
+      Lane& lane = *(*held)[i];
+      lane.profile->AddPendingSamples();
+      target.profile->MergeFrom(*lane.profile);  // all or nothing
+      move_counts(lane);
+      lane.profile->ClearSamples(slot_state_[1 - old].start_ns);
+    }
   }
   target.profile->set_start_ns(state.start_ns);
   return target.profile.get();
@@ -397,6 +437,8 @@ absl::flat_hash_map<uint64_t, std::string> Recorder::AddRulesAndEndpoints(Profil
     SpinLockHolder hold(&upscaling_lock_);
     profile->set_upscaling_rules(upscaling_);
   }
+  // A lane keeps endpoints by name until now (endpoint_names.h).
+  profile->SettleEndpoints();
   absl::flat_hash_map<uint64_t, std::string> own_endpoints;
   for (const auto& [span, id] : profile->endpoints()) {
     EmplaceGrowingFirst(own_endpoints, span, std::string(profile->strings().Get(id)));
@@ -408,6 +450,7 @@ absl::flat_hash_map<uint64_t, std::string> Recorder::AddRulesAndEndpoints(Profil
       (void)carried;
     }
   }
+  profile->SettleEndpoints();
   return own_endpoints;
 }
 
@@ -454,22 +497,39 @@ void Recorder::CountSerialization(bool ok, const Profile& profile, Lane* target,
   }
 }
 
-void Recorder::Recycle(Profile* profile, Lane* target, const EncodeStats& used, int64_t flip_ns) {
-  // The slot's next profile starts with what this one used, so samplers
-  // do not intern the program's recurring stacks again after every flip
-  // (see Profile::CarryOver); the rest is freed.
+void Recorder::Recycle(uint32_t old, const HeldLanes& held, size_t from_old,
+                       const EncodeStats& used, int64_t flip_ns, bool whole_slot) {
+  // The slot's next interval starts with the tables this one used, so
+  // samplers do not intern the program's recurring stacks again after
+  // every flip (SlotTables::CarryOver); the rest is freed.
   //
   // Copying is O(entries), so it is only worth it when a good part of
-  // the entries went unused; otherwise the profile is kept as it is, minus
-  // its samples. The stacks and label sets tell (new span ids make new
-  // label sets, new code new stacks): while three quarters of each are
-  // still used, the tables hold at most 4/3 of what the program uses.
-  if (used.stacks_used * 4 >= profile->stacks().size() * 3 &&
-      used.label_sets_used * 4 >= profile->label_sets().size() * 3) {
-    profile->ClearSamples(flip_ns);
-  } else if (target != nullptr) {
-    CarryOverOrReset(&target->profile, flip_ns);
+  // the entries went unused; otherwise the tables stay as they are. The
+  // stacks and label sets tell (new span ids make new label sets, new
+  // code new stacks): while three quarters of each are still used, the
+  // tables hold at most 4/3 of what the program uses. Replacing the
+  // tables needs every lane of the slot: a sampler stopped in one may
+  // still read them.
+  SlotTables& tables = *slot_state_[old].tables;
+  Profile& profile = *held[0]->profile;
+  const bool mostly_used = used.stacks_used * 4 >= profile.stacks().size() * 3 &&
+                           used.label_sets_used * 4 >= profile.label_sets().size() * 3;
+  if (whole_slot && !mostly_used) {
+    SampleTables::Carried carried;
+    try {
+      tables.CarryOver(
+          [&profile](absl::FunctionRef<void(SampleKey)> carry) { profile.ForEachKey(carry); },
+          &carried);
+      profile.ClearSamples(flip_ns);
+      // The slot's lanes, not the other slot's that GatherLanes took.
+      for (size_t i = 0; i < from_old; ++i) held[i]->profile->RebindSlotTables(carried);
+    } catch (const std::bad_alloc&) {
+      // The tables stay as they are.
+    }
   }
+  profile.ClearSamples(flip_ns);
+  if (whole_slot) tables.FreeRetired();
+  tables.PublishMemory();
 }
 
 RecorderStats Recorder::stats() const {
@@ -507,6 +567,7 @@ size_t Recorder::SlotMemoryBytes() const {
       for (uint32_t l = 0; l < lanes.count(); ++l) bytes += lanes.at(l)->profile->MemoryBytes();
     }
   }
+  for (const SlotState& state : slot_state_) bytes += state.tables->MemoryBytes();
   return bytes;
 }
 

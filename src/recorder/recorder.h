@@ -25,6 +25,7 @@
 #include "live_heap/tracked_objects.h"
 #include "profile/dictionary.h"
 #include "profile/profile.h"
+#include "profile/slot_tables.h"
 #include "recorder/lanes.h"
 #include "recorder/slots.h"
 #include "serialize/serialize.h"
@@ -115,6 +116,18 @@ class Recorder {
   size_t SlotMemoryBytes() const;
   // Lanes of both sample slots (lanes.h): for tests and benchmarks.
   uint32_t LaneCount() const { return samples_.lanes(0).count() + samples_.lanes(1).count(); }
+  // The tables sample slot `s` shares among its lanes: for tests, while
+  // no other call runs.
+  const SampleTables& SlotTablesForTesting(uint32_t s) const {
+    return slot_state_[s].tables->tables();
+  }
+  // Test-only: `hook` runs in every sampler that holds a sample slot's
+  // new-entry lock (slot_tables.h) to add an entry, after adding it (null:
+  // none). A test stops a sampler there to show that the others' known
+  // keys go on without it.
+  void SetNewEntryHookForTesting(void (*hook)(void*), void* arg) {
+    for (SlotState& state : slot_state_) state.tables->SetNewEntryHookForTesting(hook, arg);
+  }
   // Test-only: `hook` runs inside every record and track while its lane is
   // held, after its sample or delta is added (null: none). A test stops a sampler
   // there to show that the others, and the serializer, go on without it.
@@ -130,9 +143,12 @@ class Recorder {
 
   // What the recorder keeps for each sample slot beside its lanes.
   struct SlotState {
-    // The lanes' memory, which max_memory_bytes bounds (Profile::
-    // ShareMemoryCap).
+    // The lanes' memory and their tables', which max_memory_bytes bounds
+    // (Profile::ShareMemoryCap).
     std::atomic<size_t> memory_bytes{0};
+    // The tables the slot's lanes share (slot_tables.h); set before any
+    // lane exists.
+    std::unique_ptr<SlotTables> tables;
     // Serializer only: where this slot's interval starts, and whether it
     // still holds samples of a serialization that failed (which keep their
     // start).
@@ -163,11 +179,11 @@ class Recorder {
   // Absorbs the lanes of the heap slot not active into the live totals if
   // it can take them all before `deadline`; false if not (then none).
   bool AbsorbHeapLanes(Deadline deadline, int64_t now_ns);
-  // Takes the old slot's lanes, and those of the active slot that it
-  // skipped last time if they are free now, merges them, and returns the
-  // profile to encode, whose lane is (*held)[0] if any.
-  Profile* GatherLanes(uint32_t old, Deadline deadline, HeldLanes* held,
-                       std::unique_ptr<Profile>* spare);
+  // With the old slot's lanes in *held and its tables' lock: merges them,
+  // and those of the active slot that it skipped last time if they are
+  // free now (added to *held), and returns the profile to encode, whose
+  // lane is (*held)[0] if any.
+  Profile* GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Profile>* spare);
   // The upscaling rules, and the endpoints carried over from the slot
   // serialized last; returns the profile's own endpoints, to carry next.
   absl::flat_hash_map<uint64_t, std::string> AddRulesAndEndpoints(Profile* profile);
@@ -177,9 +193,12 @@ class Recorder {
   // The serialization's figures, moved into the recorder's stats.
   void CountSerialization(bool ok, const Profile& profile, Lane* target,
                           const SerializationStats& stats);
-  // After a successful encoding: the slot keeps its tables for the next
-  // interval, or only what its samples used.
-  void Recycle(Profile* profile, Lane* target, const EncodeStats& used, int64_t flip_ns);
+  // After a successful encoding of the lanes in `held` (of which the
+  // first `from_old` are the slot's): the slot keeps its tables for the
+  // next interval, or, if `whole_slot` (every lane of the slot held), only
+  // what its samples used.
+  void Recycle(uint32_t old, const HeldLanes& held, size_t from_old, const EncodeStats& used,
+               int64_t flip_ns, bool whole_slot);
 
   const ProfileOptions options_;
   // Pre-interned ids: samplers only, under dict_lock_. The generation is

@@ -28,9 +28,10 @@ Status SampleTables::InternString(absl::string_view s, const char* what, size_t 
 
 uint32_t SampleTables::InternStackIds(absl::Span<const uint32_t> locations, uint32_t seed,
                                       bool known_new) {
-  ReserveFor(stack_seeds_, 1);  // first: the push below cannot throw
+  stack_seeds_.ReserveOne();  // first: the push below cannot throw
   const uint32_t id = known_new ? stacks_.Append(locations) : stacks_.Intern(locations);
   if (id == stack_seeds_.size()) stack_seeds_.push_back(seed);
+  assert(stack_seeds_.size() == stacks_.size());
   return id;
 }
 
@@ -40,9 +41,10 @@ void SampleTables::CacheStack(const Fingerprint& fp, uint32_t stack) {
 }
 
 uint32_t SampleTables::InternLabelSet(absl::Span<const Label> labels, uint32_t seed) {
-  ReserveFor(label_seeds_, 1);
+  label_seeds_.ReserveOne();
   const uint32_t id = label_sets_.Intern(labels);
   if (id == label_seeds_.size()) label_seeds_.push_back(seed);
+  assert(label_seeds_.size() == label_sets_.size());
   return id;
 }
 
@@ -273,8 +275,9 @@ void SampleTables::Clear() {
   records_.locations.Clear();
   stacks_.Clear();
   label_sets_.Clear();
-  TableVector<uint32_t>(1, 0).swap(stack_seeds_);
-  TableVector<uint32_t>(1, 0).swap(label_seeds_);
+  stack_seeds_.Clear();
+  label_seeds_.Clear();
+  SeedEmptySequences();
   stack_cache_ = {};
   label_cache_ = {};
   frame_cache_ = {};
@@ -291,13 +294,19 @@ void SampleTables::Compact() {
   // The stacks are the largest table, and its room to grow is idle until
   // the program runs new code.
   stacks_.ShrinkToFit();
-  stack_seeds_.shrink_to_fit();
+}
+
+void SampleTables::SeedEmptySequences() {
+  stack_seeds_.ReserveOne();
+  stack_seeds_.push_back(0);
+  label_seeds_.ReserveOne();
+  label_seeds_.push_back(0);
 }
 
 size_t SampleTables::MemoryBytes() const {
   return records_.MemoryBytes() + stacks_.MemoryBytes() + label_sets_.MemoryBytes() +
          MapBytes(stack_cache_) + MapBytes(label_cache_) + MapBytes(frame_cache_) +
-         MapBytes(function_cache_) + VectorBytes(stack_seeds_) + VectorBytes(label_seeds_);
+         MapBytes(function_cache_) + stack_seeds_.MemoryBytes() + label_seeds_.MemoryBytes();
 }
 
 }  // namespace stackrec

@@ -29,6 +29,7 @@
 #include "tables/key_index.h"
 #include "tables/record_remap.h"
 #include "tables/records.h"
+#include "tables/stable_vector.h"
 
 namespace stackrec {
 
@@ -48,7 +49,7 @@ using TableMap = absl::flat_hash_map<K, V, MixedKeyHash, std::equal_to<K>,
 
 class SampleTables {
  public:
-  SampleTables() = default;
+  SampleTables() { SeedEmptySequences(); }
   SampleTables(const SampleTables&) = delete;
   SampleTables& operator=(const SampleTables&) = delete;
 
@@ -114,8 +115,10 @@ class SampleTables {
     return KeyIndex::Tag(uint64_t{stack_seed} << 32 | labels_seed);
   }
   uint32_t stack_seed(uint32_t stack) const { return stack_seeds_[stack]; }
+  // Lock-free in a slot's shared tables (slot_tables.h): the seeds never
+  // move (StableVector), and a sampler learns of an id only after its
+  // seed was written.
   uint32_t KeyTag(SampleKey key) const {
-    assert(stack_seeds_.size() == stacks_.size() && label_seeds_.size() == label_sets_.size());
     return SeedsTag(stack_seeds_[key.stack], label_seeds_[key.labels]);
   }
 
@@ -126,6 +129,9 @@ class SampleTables {
   const ValueTable<Location>& locations() const { return records_.locations; }
   const SpanTable<uint32_t>& stacks() const { return stacks_; }
   const SpanTable<Label>& label_sets() const { return label_sets_; }
+  // The fingerprint caches, for a slot that publishes them to its lanes.
+  const TableMap<Fingerprint, uint32_t>& stack_cache() const { return stack_cache_; }
+  const TableMap<Fingerprint, uint32_t>& label_cache() const { return label_cache_; }
   StringTable& mutable_strings() { return records_.strings; }
   // Stack `stack` and label set `labels` back as views of these tables,
   // exactly the content they were interned from (a frame without a
@@ -157,6 +163,8 @@ class SampleTables {
   size_t MemoryBytes() const;
 
  private:
+  // Seed 0 for id 0 of the stacks and label sets, in empty seed tables.
+  void SeedEmptySequences();
   // Adds `stack`, interned from frames of fingerprint `fp`, to the stack
   // cache (and counts it: cache_stacks_).
   void CacheStack(const Fingerprint& fp, uint32_t stack);
@@ -167,9 +175,10 @@ class SampleTables {
   // Each stack's and label set's seed (see KeyTag). Invariant:
   // stack_seeds_.size() == stacks_.size() and label_seeds_.size() ==
   // label_sets_.size(), kept by InternStackIds and InternLabelSet, the only
-  // places that intern into those tables but for Clear.
-  TableVector<uint32_t> stack_seeds_ = TableVector<uint32_t>(1, 0);
-  TableVector<uint32_t> label_seeds_ = TableVector<uint32_t>(1, 0);
+  // places that intern into those tables but for Clear (and asserted
+  // there). Id 0 of each (the empty sequence) has seed 0.
+  StableVector<uint32_t> stack_seeds_;
+  StableVector<uint32_t> label_seeds_;
 
   // Fingerprint of a sample's frames (labels) -> its stack (label set).
   TableMap<Fingerprint, uint32_t> stack_cache_;

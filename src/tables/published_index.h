@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
+// Copyright 2026 The stackrec Authors.
+//
+// PublishedIndex: fingerprint -> id, found without a lock. A recorder
+// slot's lanes share one set of tables (profile/slot_tables.h); a sampler
+// finds the stacks and label sets the slot already holds here, lock-free
+// and without waiting, while the one thread holding the slot's new-entry
+// lock interns new ones and publishes them.
+//
+// Open addressing with linear probing, at most half full. A slot is
+// written once: its fingerprint with relaxed stores, then its id + 1 with
+// a release store; a reader loads the id with acquire (0: empty, the end
+// of the chain) and only then the fingerprint, which the release made
+// visible. Slots never change once written and entries are never erased,
+// so a reader racing a writer sees either the entry or the end of the
+// chain, and a miss only sends it to the locked path, which looks again.
+//
+// Growth builds a table twice the size, copies the entries in, and
+// publishes it with a release store; the old table is retired, not freed,
+// because a reader may still be probing it (what it finds there is still
+// right). Retired tables are freed by FreeRetired when no reader can be
+// inside: for a slot, when the serializer holds every lane. They add up
+// to less than the current table.
+#ifndef STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
+#define STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hash/fingerprint.h"
+
+namespace stackrec {
+
+class PublishedIndex {
+ public:
+  PublishedIndex() = default;
+  PublishedIndex(const PublishedIndex&) = delete;
+  PublishedIndex& operator=(const PublishedIndex&) = delete;
+
+  // ---- Readers: any thread, no lock ----------------------------------------
+  bool Find(const Fingerprint& fp, uint32_t* id) const {
+    const Table* t = current_.load(std::memory_order_acquire);
+    if (t == nullptr) return false;
+    for (size_t i = fp.lo & t->mask;; i = (i + 1) & t->mask) {
+      const Slot& slot = t->slots[i];
+      const uint32_t stored = slot.id_plus_one.load(std::memory_order_acquire);
+      if (stored == 0) return false;
+      if (slot.lo.load(std::memory_order_relaxed) == fp.lo &&
+          slot.hi.load(std::memory_order_relaxed) == fp.hi) {
+        *id = stored - 1;
+        return true;
+      }
+    }
+  }
+  // Starts fetching the home slot of `fp`, for a Find soon.
+  void Prefetch(const Fingerprint& fp) const {
+    const Table* t = current_.load(std::memory_order_acquire);
+    if (t != nullptr) __builtin_prefetch(&t->slots[fp.lo & t->mask]);
+  }
+
+  // ---- The writer: one thread at a time (the caller's lock) ----------------
+  // Adds fp -> id unless fp is there already (then its id stays), or
+  // unless that needs a bigger table of more than `room` bytes (a memory
+  // cap: what is not published is found under the lock). Throws
+  // std::bad_alloc with nothing changed.
+  void Insert(const Fingerprint& fp, uint32_t id, size_t room);
+  size_t size() const { return size_; }
+  // Slots of the current table and of the retired ones.
+  size_t MemoryBytes() const;
+
+  // ---- With no reader inside ----------------------------------------------
+  void FreeRetired();
+  // Empty, every table freed.
+  void Clear();
+
+ private:
+  struct Slot {
+    std::atomic<uint64_t> lo{0}, hi{0};
+    std::atomic<uint32_t> id_plus_one{0};  // 0: empty
+  };
+  struct Table {
+    explicit Table(size_t capacity)
+        : mask(capacity - 1), slots(std::make_unique<Slot[]>(capacity)) {}
+    size_t mask;
+    std::unique_ptr<Slot[]> slots;
+  };
+
+  // Writes fp -> id into the first empty slot of its chain in `t`, which
+  // must not hold fp; release, as the top of the file says.
+  static void Place(Table* t, const Fingerprint& fp, uint32_t id);
+
+  std::atomic<Table*> current_{nullptr};
+  // The current table last, the retired ones before it: their owners.
+  std::vector<std::unique_ptr<Table>> tables_;
+  size_t size_ = 0;
+};
+
+}  // namespace stackrec
+
+#endif  // STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
