@@ -463,8 +463,9 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_recorder_record(
 
 /* Flips the slots and encodes the old one, covering [previous flip or creation, this flip], as
  * stackrec_profile_serialize does (`opts` NULL: gzip pprof; bad options are refused before the
- * flip). One thread at a time: STACKREC_BUSY if another serialize runs. If encoding fails, the
- * samples come out in a later profile. */
+ * flip). One thread at a time: STACKREC_BUSY if another serialize runs, or if a sampler stopped
+ * while adding to the slot's tables holds them (after 100 ms). If encoding fails, the samples come
+ * out in a later profile. */
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_serialize_sized(
     stackrec_recorder *recorder, const stackrec_serialize_options *opts, stackrec_encoded **out,
     size_t opts_size);

@@ -6,8 +6,10 @@
 // any lane whose lock is free and never waits on a held one, and a lane is
 // added only when every existing lane is held at once, so a recorder has
 // about as many lanes as samplers that ever recorded at the same instant.
-// The serializer merges a slot's lanes into one profile (Profile::MergeFrom)
-// when it encodes the slot. The protocol is in slots.h.
+// A sample slot's lanes share its tables (profile/slot_tables.h) and each
+// keeps its own rows; the serializer merges them into one profile
+// (Profile::MergeLane) when it encodes the slot. The protocol is in
+// slots.h.
 #ifndef STACKREC_SRC_RECORDER_LANES_H_
 #define STACKREC_SRC_RECORDER_LANES_H_
 

@@ -9,18 +9,30 @@
 // [old.start, flip instant]. The serializer tries each lane for at most
 // kLaneWait (2 ms), trackers' heap lanes included, and never waits longer.
 //
+// A sample slot's lanes share one set of tables (profile/slot_tables.h):
+// a sampler finds known stacks and label sets lock-free and adds to its
+// lane's own rows; a new entry is interned under the slot's new-entry
+// lock, taken with a try-lock, or the sample is parked in the lane. A
+// sampler holds that lock only while it holds a lane of the slot, so once
+// the serializer holds every lane of the old slot the lock is free; it
+// takes it anyway, to read and change the tables, waiting up to
+// kTablesWait for a sampler in a lane it could not take. It adds the
+// lanes' parked samples, and merges the lanes by key ids, the tables being
+// the same. Replacing the tables (SlotTables::CarryOver) waits for a
+// serialization that held every lane.
+//
 // Lanes the serializer could not take in time (a sampler descheduled or
 // stopped inside) keep their samples: it tries them again, without
 // waiting, at its next serialization, although their slot is then the
 // active one (a lane's lock is what keeps samplers out, whatever its slot),
+// merging them by content under that slot's new-entry lock if it is free,
 // and at the slot's next serialization. Their samples reach a profile one
 // or two intervals late, and the sums over all profiles stay exact; a
 // serialization after the samplers stopped takes every lane.
 //
-// A lane that recorded nothing in an interval is emptied by the merge
-// (CarryOver keeps only what its samples used). A slot's lanes share
-// max_memory_bytes: each publishes its size into the slot's counter when
-// its tables grow or shrink, and checks the sum (Profile::ShareMemoryCap).
+// A slot's lanes and tables share max_memory_bytes: each publishes its
+// size into the slot's counter when it grows or shrinks, and checks the
+// sum (Profile::ShareMemoryCap, SlotTables::PublishMemory).
 //
 // Time tiles: the flip instant t ends the old slot's profile and starts the
 // new active one, so consecutive profiles cover adjacent intervals.
@@ -32,11 +44,12 @@
 //
 // Pre-interned ids (dictionary.h): one Dictionary for both slots, under
 // dict_lock_, which only samplers (intern_*, record_ids, forget_ids) take.
-// Each lane copies what its samples use out of the dictionary once, under
-// that lock, and afterwards finds it by id alone (samplers wait for each
-// other there only while a lane imports a stack or label set it has not
-// seen); the serializer encodes the lanes' copies and never reads the
-// dictionary. forget_ids publishes the new generation in dict_generation_
+// Each lane copies what its samples use out of the dictionary once into
+// its slot's tables, under the slot's new-entry lock and then that one
+// (the one order: an intern only tries the slot's lock), and afterwards
+// finds it by id alone (samplers wait for each other there only while a
+// lane imports a stack or label set it has not seen); the serializer
+// encodes the slot's copies and never reads the dictionary. forget_ids publishes the new generation in dict_generation_
 // (release); a sampler compares it (acquire) with the generation its
 // lane's copies belong to and drops them when they differ, so an id from
 // before the forget is refused.
