@@ -31,6 +31,7 @@
 #include "hash/hashed_frames.h"
 #include "input/profile_options.h"
 #include "input/sample_view.h"
+#include "input/trace_link.h"
 #include "input/upscaling.h"
 #include "profile/dictionary_imports.h"
 #include "profile/endpoint_names.h"
@@ -85,7 +86,11 @@ class Profile {
   // there: a stack this profile interned before (from the same content, so
   // checked then) is found by its fingerprint, and its frames are neither
   // converted nor checked again; any other is loaded and added as usual.
-  Status Add(const SampleView& sample, const HashedFrames* frames = nullptr);
+  // A lane's way (profile_lane.cc) or a profile's own, chosen here so that
+  // a sampler's record makes one call into the profile, not two.
+  Status Add(const SampleView& sample, const HashedFrames* frames = nullptr) {
+    return slot_ != nullptr ? AddInLane(sample, frames) : AddOwn(sample, frames);
+  }
   // Adds a sample given by ids of a Dictionary (dictionary.h) whose current
   // generation is `generation`. What this profile imported from the
   // dictionary in that generation is found without the dictionary; the
@@ -93,7 +98,10 @@ class Profile {
   // with the dictionary held still (a recorder takes a lock there). On
   // error nothing observable changes, as with Add.
   using WithDictionary = absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
-  Status AddIds(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary);
+  Status AddIds(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary) {
+    return slot_ != nullptr ? AddIdsInLane(sample, generation, with_dictionary)
+                            : AddIdsOwn(sample, generation, with_dictionary);
+  }
   // Copies the stack or label set `id`, just interned into `dict`, into
   // this profile now rather than at the first sample that names it, which
   // then costs what every later one does. (Interning happens once; the
@@ -274,9 +282,15 @@ class Profile {
     std::vector<LabelView> linked_labels;     // AddLinkedLabelSet's views
   };
 
-  // The tables: this profile's own, or its slot's (asked for on every use:
-  // SlotTables::tables).
-  SampleTables& tables() const { return slot_ != nullptr ? slot_->tables() : *own_tables_; }
+  // The tables: this profile's own, or its slot's. A lane asks its slot on
+  // its first use and keeps them until RebindSlotTables: a lane being added
+  // while the serializer replaces the tables must not keep the old ones,
+  // and its first use comes after the serializer is done with the slot.
+  SampleTables& tables() const {
+    if (slot_ == nullptr) return *own_tables_;
+    if (ABSL_PREDICT_FALSE(lane_tables_ == nullptr)) lane_tables_ = &slot_->tables();
+    return *lane_tables_;
+  }
 
   // ---- A lane's sampler paths (profile_lane.cc) -----------------------------
   // Add and AddIds in a lane: known stack and label set found lock-free,
@@ -284,22 +298,34 @@ class Profile {
   Status AddInLane(const SampleView& sample, const HashedFrames* frames);
   Status AddIdsInLane(const IdSampleView& sample, uint32_t generation,
                       WithDictionary with_dictionary);
-  // Add for a key whose entries are all known: no table is touched but
-  // through KeyTag, which is lock-free. values_ are taken, the memory cap
-  // checked.
-  void AddKnownKey(SampleKey key, int64_t timestamp_ns);
+  // Add for a key whose entries are all known, tagged `tag`: no table is
+  // touched. values_ are taken, the memory cap checked.
+  void AddKnownKey(SampleKey key, uint32_t tag, int64_t timestamp_ns);
   // The lock was busy: checks `sample` as interning would and parks a
   // copy (or, at the memory cap, adds it to the storage-full stack, which
   // needs no new entry).
   Status ParkSample(const SampleView& sample, const HashedFrames* frames);
   // Checks an id sample's shape: ids and contents not both set.
-  static Status CheckIdShape(const IdSampleView& sample);
+  static Status CheckIdShape(const IdSampleView& sample) {
+    if (sample.stack_id != 0 && !sample.location_ids.empty()) {
+      return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
+    }
+    // With a label-set id, `labels` holds the link's labels alone, if any.
+    if (sample.labels_id != 0 && sample.labels.size() > (sample.has_link ? kLinkLabels : 0)) {
+      return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
+    }
+    return OkStatus();
+  }
   // The id of the storage-full pseudo-stack: interned up front in a slot.
   uint32_t StorageFullStack() {
     return slot_ != nullptr ? slot_->storage_full_stack() : InternPseudoStack(kStorageFullFrame);
   }
 
   // ---- The sampler's path (profile_add.cc) --------------------------------
+  // Add and AddIds into a profile's own tables.
+  Status AddOwn(const SampleView& sample, const HashedFrames* frames);
+  Status AddIdsOwn(const IdSampleView& sample, uint32_t generation,
+                   WithDictionary with_dictionary);
   // Add, after Advance and but for the count of samples added; `labels_fp`
   // is FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint
   // and hashes are known.
@@ -406,6 +432,7 @@ class Profile {
 
   // Lane or not (see tables()): exactly one of the two is set.
   SlotTables* slot_ = nullptr;
+  mutable SampleTables* lane_tables_ = nullptr;  // see tables()
   std::unique_ptr<SampleTables> own_tables_;
   Aggregate aggregate_;
   DictionaryImports imports_;

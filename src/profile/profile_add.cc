@@ -34,8 +34,7 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
-  if (slot_ != nullptr) return AddInLane(sample, frames);
+Status Profile::AddOwn(const SampleView& sample, const HashedFrames* frames) {
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // The labels are hashed, and their slot in the label cache fetched,
   // before the last two samples are settled (Advance), so that its miss
@@ -249,9 +248,8 @@ Status Profile::InternLabelsContent(absl::Span<const LabelView> labels, uint32_t
   return tables().InternLabels(labels, fp, label_set);
 }
 
-Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
-                       WithDictionary with_dictionary) {
-  if (slot_ != nullptr) return AddIdsInLane(sample, generation, with_dictionary);
+Status Profile::AddIdsOwn(const IdSampleView& sample, uint32_t generation,
+                          WithDictionary with_dictionary) {
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
   // Labels given as strings are hashed, and their slot in the label cache
   // fetched, before the last samples are settled (as in Add); the key's
@@ -370,17 +368,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
 Status Profile::AddIdSampleLocked(const IdSampleView& sample, const Fingerprint& labels_fp,
                                   uint32_t generation, WithDictionary with_dictionary) {
   return AddIdSample(sample, labels_fp, generation, with_dictionary);
-}
-
-Status Profile::CheckIdShape(const IdSampleView& sample) {
-  if (sample.stack_id != 0 && !sample.location_ids.empty()) {
-    return Error(Code::kInvalidArgument, "sample.stack_id and sample.location_ids are both set");
-  }
-  // With a label-set id, `labels` holds the link's labels alone, if any.
-  if (sample.labels_id != 0 && sample.labels.size() > (sample.has_link ? kLinkLabels : 0)) {
-    return Error(Code::kInvalidArgument, "sample.labels_id and sample.labels are both set");
-  }
-  return OkStatus();
 }
 
 Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t labels,

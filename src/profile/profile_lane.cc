@@ -46,14 +46,13 @@ class NewEntryTurn {
 
 }  // namespace
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Profile::AddKnownKey(SampleKey key,
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Profile::AddKnownKey(SampleKey key, uint32_t tag,
                                                               int64_t timestamp_ns) {
   if (timestamp_ns != 0) {
     TablesChanged();
     aggregate_.AddTimed(key, timestamp_ns, values_);
     return;
   }
-  const uint32_t tag = tables().KeyTag(key);
   if (ABSL_PREDICT_TRUE(aggregate_.CanDefer())) {
     aggregate_.Defer(key, tag, values_);
     return;
@@ -77,7 +76,7 @@ Status Profile::AddInLane(const SampleView& sample, const HashedFrames* frames) 
     slot_->PrefetchStack(frames->fingerprint);
     aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(frames->fingerprint),
                                                SampleTables::SeedOf(labels_fp)));
-    uint32_t stack, labels;
+    SlotTables::Entry stack, labels;
     // What the published indexes hold is in the caches (slot_tables.h), and
     // a cache hit is neither converted nor checked again (sample_tables.h):
     // only the values and the reserved keys against the timestamp are new.
@@ -85,7 +84,8 @@ Status Profile::AddInLane(const SampleView& sample, const HashedFrames* frames) 
         !Full()) {
       STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
       STACKREC_RETURN_IF_ERROR(CheckReservedKeys(sample.labels, sample.timestamp_ns));
-      AddKnownKey(SampleKey{stack, labels}, sample.timestamp_ns);
+      AddKnownKey(SampleKey{stack.id, labels.id}, SampleTables::SeedsTag(stack.seed, labels.seed),
+                  sample.timestamp_ns);
       ++samples_added_;
       return OkStatus();
     }
@@ -113,7 +113,8 @@ Status Profile::ParkSample(const SampleView& sample, const HashedFrames* frames)
   TablesChanged();
   if (Full()) {
     // As AddOverflow, with the slot's storage-full stack: no new entry.
-    AddKnownKey(SampleKey{slot_->storage_full_stack(), 0}, 0);
+    const SampleKey key{slot_->storage_full_stack(), 0};
+    AddKnownKey(key, tables().KeyTag(key), 0);
     ++samples_over_memory_;
   } else {
     pending_.Add(view);
@@ -152,17 +153,31 @@ Status Profile::AddIdsInLane(const IdSampleView& sample, uint32_t generation,
   if (generation == imports_.generation() && !(by_labels_id && sample.has_link) && !Full()) {
     STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
     STACKREC_RETURN_IF_ERROR(CheckIdShape(sample));
-    const uint32_t packed = sample.stack_id != 0
-                                ? imports_.Stack(sample.stack_id)
-                                : imports_.LocationIdsStack(FingerprintIds(sample.location_ids));
-    uint32_t labels = kNotImported;
-    const bool labels_known = by_labels_id
-                                  ? (labels = imports_.LabelSet(sample.labels_id)) != kNotImported
-                                  : slot_->FindLabels(labels_fp, &labels);
+    // The key's home slot fetched as soon as the stack's seed is known, as
+    // AddIdSample does.
+    uint32_t packed;
+    if (sample.stack_id != 0) {
+      packed = imports_.Stack(sample.stack_id);
+      if (packed != kNotImported && !by_labels_id) {
+        aggregate_.Prefetch(SampleTables::SeedsTag(tables().stack_seed(packed & ~kTruncatedBit),
+                                                   SampleTables::SeedOf(labels_fp)));
+      }
+    } else {
+      const Fingerprint fingerprint = FingerprintIds(sample.location_ids);
+      if (!by_labels_id) {
+        aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(fingerprint),
+                                                   SampleTables::SeedOf(labels_fp)));
+      }
+      packed = imports_.LocationIdsStack(fingerprint);
+    }
+    SlotTables::Entry labels{kNotImported, 0};
+    const bool labels_known =
+        by_labels_id ? (labels.id = imports_.LabelSet(sample.labels_id)) != kNotImported
+                     : slot_->FindLabels(labels_fp, &labels);
     if (packed != kNotImported && labels_known) {
       if (!by_labels_id) {
         STACKREC_RETURN_IF_ERROR(CheckReservedKeys(sample.labels, sample.timestamp_ns));
-      } else if (sample.timestamp_ns != 0 && (labels & kEndTimestampBit) != 0) {
+      } else if (sample.timestamp_ns != 0 && (labels.id & kEndTimestampBit) != 0) {
         // As AddIdSample says it.
         return Error(Code::kInvalidArgument,
                      "sample.labels_id %u has the key \"end_timestamp_ns\", reserved for the "
@@ -170,7 +185,10 @@ Status Profile::AddIdsInLane(const IdSampleView& sample, uint32_t generation,
                      sample.labels_id);
       }
       if ((packed & kTruncatedBit) != 0) ++samples_truncated_;
-      AddKnownKey(SampleKey{packed & ~kTruncatedBit, labels & ~kEndTimestampBit},
+      const SampleKey key{packed & ~kTruncatedBit, labels.id & ~kEndTimestampBit};
+      const SampleTables& t = tables();
+      const uint32_t labels_seed = by_labels_id ? t.label_seed(key.labels) : labels.seed;
+      AddKnownKey(key, SampleTables::SeedsTag(t.stack_seed(key.stack), labels_seed),
                   sample.timestamp_ns);
       ++samples_added_;
       return OkStatus();
@@ -243,6 +261,7 @@ void Profile::SettleEndpoints() {
 void Profile::RebindSlotTables(const SampleTables::Carried& carried) noexcept {
   assert(slot_ != nullptr && aggregate_.key_count() == 0 && aggregate_.timed_count() == 0);
   TablesChanged();
+  lane_tables_ = &slot_->tables();
   DictionaryImports next;
   try {
     imports_.CarryInto(carried, &next);

@@ -29,12 +29,13 @@ void SlotTables::Publish(const Fingerprint* stack_fp, const Fingerprint* labels_
   const size_t used = memory_bytes_->load(std::memory_order_relaxed);
   const size_t room = used < options_.max_memory_bytes ? options_.max_memory_bytes - used : 0;
   try {
+    const SampleTables& t = tables();
     uint32_t id;
-    if (stack_fp != nullptr && tables().CachedStack(*stack_fp, &id)) {
-      stacks_.Insert(*stack_fp, id, room);
+    if (stack_fp != nullptr && t.CachedStack(*stack_fp, &id)) {
+      stacks_.Insert(*stack_fp, {id, t.stack_seed(id)}, room);
     }
-    if (labels_fp != nullptr && tables().CachedLabels(*labels_fp, &id)) {
-      labels_.Insert(*labels_fp, id, room);
+    if (labels_fp != nullptr && t.CachedLabels(*labels_fp, &id)) {
+      labels_.Insert(*labels_fp, {id, t.label_seed(id)}, room);
     }
   } catch (const std::bad_alloc&) {
     // Found under the lock until a later publish gets the memory.
@@ -46,13 +47,19 @@ void SlotTables::PublishAll() {
   labels_.Clear();
   // What the tables held fitted the cap, and the indexes with them.
   constexpr size_t kNoCap = ~size_t{0};
-  for (const auto& [fp, id] : tables().stack_cache()) stacks_.Insert(fp, id, kNoCap);
-  for (const auto& [fp, id] : tables().label_cache()) labels_.Insert(fp, id, kNoCap);
+  const SampleTables& t = tables();
+  for (const auto& [fp, id] : t.stack_cache()) stacks_.Insert(fp, {id, t.stack_seed(id)}, kNoCap);
+  for (const auto& [fp, id] : t.label_cache()) {
+    labels_.Insert(fp, {id, t.label_seed(id)}, kNoCap);
+  }
 }
 
 void SlotTables::PublishMemory() {
   const size_t now = MemoryBytes();
-  // Modular: tables that shrank add the two's complement of the drop.
+  // Every lane reads the counter on every record: it is written only when
+  // the size changed. Modular: tables that shrank add the two's
+  // complement of the drop.
+  if (now == published_) return;
   memory_bytes_->fetch_add(now - published_, std::memory_order_relaxed);
   published_ = now;
 }

@@ -52,8 +52,11 @@ class SlotTables {
   SlotTables& operator=(const SlotTables&) = delete;
 
   // ---- Lock-free, from any lane --------------------------------------------
-  bool FindStack(const Fingerprint& fp, uint32_t* id) const { return stacks_.Find(fp, id); }
-  bool FindLabels(const Fingerprint& fp, uint32_t* id) const { return labels_.Find(fp, id); }
+  // The stack or label set interned from content of fingerprint `fp`, with
+  // its seed (SampleTables::KeyTag).
+  using Entry = PublishedIndex::Entry;
+  bool FindStack(const Fingerprint& fp, Entry* e) const { return stacks_.Find(fp, e); }
+  bool FindLabels(const Fingerprint& fp, Entry* e) const { return labels_.Find(fp, e); }
   void PrefetchStack(const Fingerprint& fp) const { stacks_.Prefetch(fp); }
   void PrefetchLabels(const Fingerprint& fp) const { labels_.Prefetch(fp); }
   // Set before any lane exists and after each CarryOver and Reset, which
@@ -112,17 +115,20 @@ class SlotTables {
   // wholesale.
   void PublishAll();
 
+  // What every lane reads on every record, apart from what the lock's
+  // holder writes on every new entry: no line of one is a line of the
+  // other.
   const ProfileOptions options_;
-  SpinLock lock_;
   std::unique_ptr<SampleTables> owned_;
   std::atomic<SampleTables*> tables_{nullptr};
   PublishedIndex stacks_, labels_;
   OptionStrings ids_;
   uint32_t storage_full_stack_ = 0;
   std::atomic<size_t>* const memory_bytes_;
-  size_t published_ = 0;
   std::atomic<void (*)(void*)> hook_{nullptr};
   void* hook_arg_ = nullptr;
+  alignas(64) SpinLock lock_;
+  size_t published_ = 0;  // under lock_
 };
 
 }  // namespace stackrec

@@ -7,17 +7,18 @@
 
 namespace stackrec {
 
-void PublishedIndex::Place(Table* t, const Fingerprint& fp, uint32_t id) {
+void PublishedIndex::Place(Table* t, const Fingerprint& fp, Entry entry) {
   size_t i = fp.lo & t->mask;
   while (t->slots[i].id_plus_one.load(std::memory_order_relaxed) != 0) i = (i + 1) & t->mask;
   Slot& slot = t->slots[i];
   slot.lo.store(fp.lo, std::memory_order_relaxed);
   slot.hi.store(fp.hi, std::memory_order_relaxed);
-  slot.id_plus_one.store(id + 1, std::memory_order_release);
+  slot.seed.store(entry.seed, std::memory_order_relaxed);
+  slot.id_plus_one.store(entry.id + 1, std::memory_order_release);
 }
 
-void PublishedIndex::Insert(const Fingerprint& fp, uint32_t id, size_t room) {
-  uint32_t known;
+void PublishedIndex::Insert(const Fingerprint& fp, Entry entry, size_t room) {
+  Entry known;
   if (Find(fp, &known)) return;
   Table* t = current_.load(std::memory_order_relaxed);
   if (t == nullptr || (size_ + 1) * 2 > t->mask + 1) {
@@ -31,16 +32,16 @@ void PublishedIndex::Insert(const Fingerprint& fp, uint32_t id, size_t room) {
         const Slot& slot = t->slots[i];
         const uint32_t stored = slot.id_plus_one.load(std::memory_order_relaxed);
         if (stored == 0) continue;
-        Place(grown.get(), {slot.lo.load(std::memory_order_relaxed),
-                            slot.hi.load(std::memory_order_relaxed)},
-              stored - 1);
+        Place(grown.get(),
+              {slot.lo.load(std::memory_order_relaxed), slot.hi.load(std::memory_order_relaxed)},
+              {stored - 1, slot.seed.load(std::memory_order_relaxed)});
       }
     }
     t = grown.get();
     tables_.push_back(std::move(grown));
     current_.store(t, std::memory_order_release);
   }
-  Place(t, fp, id);
+  Place(t, fp, entry);
   ++size_;
 }
 

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// PublishedIndex: fingerprint -> id, found without a lock. A recorder
+// PublishedIndex: fingerprint -> (id, seed), found without a lock. A recorder
 // slot's lanes share one set of tables (profile/slot_tables.h); a sampler
 // finds the stacks and label sets the slot already holds here, lock-free
 // and without waiting, while the one thread holding the slot's new-entry
 // lock interns new ones and publishes them.
 //
-// Open addressing with linear probing, at most half full. A slot is
-// written once: its fingerprint with relaxed stores, then its id + 1 with
-// a release store; a reader loads the id with acquire (0: empty, the end
-// of the chain) and only then the fingerprint, which the release made
-// visible. Slots never change once written and entries are never erased,
+// Open addressing with linear probing, at most half full, 24-byte slots.
+// The entry's seed (SampleTables::KeyTag) rides in the slot's last four
+// bytes, so that a sampler that found a stack and a label set has its
+// key's tag without reading the seed tables. A slot is written once: its
+// fingerprint and seed with relaxed stores, then its id + 1 with a
+// release store; a reader loads the id with acquire (0: empty, the end
+// of the chain) and only then the rest, which the release made visible. Slots never change once written and entries are never erased,
 // so a reader racing a writer sees either the entry or the end of the
 // chain, and a miss only sends it to the locked path, which looks again.
 //
@@ -41,7 +43,12 @@ class PublishedIndex {
   PublishedIndex& operator=(const PublishedIndex&) = delete;
 
   // ---- Readers: any thread, no lock ----------------------------------------
-  bool Find(const Fingerprint& fp, uint32_t* id) const {
+  // Entry found: its id and seed.
+  struct Entry {
+    uint32_t id;
+    uint32_t seed;
+  };
+  bool Find(const Fingerprint& fp, Entry* entry) const {
     const Table* t = current_.load(std::memory_order_acquire);
     if (t == nullptr) return false;
     for (size_t i = fp.lo & t->mask;; i = (i + 1) & t->mask) {
@@ -50,7 +57,8 @@ class PublishedIndex {
       if (stored == 0) return false;
       if (slot.lo.load(std::memory_order_relaxed) == fp.lo &&
           slot.hi.load(std::memory_order_relaxed) == fp.hi) {
-        *id = stored - 1;
+        entry->id = stored - 1;
+        entry->seed = slot.seed.load(std::memory_order_relaxed);
         return true;
       }
     }
@@ -62,11 +70,11 @@ class PublishedIndex {
   }
 
   // ---- The writer: one thread at a time (the caller's lock) ----------------
-  // Adds fp -> id unless fp is there already (then its id stays), or
+  // Adds fp -> (id, seed) unless fp is there already (then it stays), or
   // unless that needs a bigger table of more than `room` bytes (a memory
   // cap: what is not published is found under the lock). Throws
   // std::bad_alloc with nothing changed.
-  void Insert(const Fingerprint& fp, uint32_t id, size_t room);
+  void Insert(const Fingerprint& fp, Entry entry, size_t room);
   size_t size() const { return size_; }
   // Slots of the current table and of the retired ones.
   size_t MemoryBytes() const;
@@ -80,6 +88,7 @@ class PublishedIndex {
   struct Slot {
     std::atomic<uint64_t> lo{0}, hi{0};
     std::atomic<uint32_t> id_plus_one{0};  // 0: empty
+    std::atomic<uint32_t> seed{0};
   };
   struct Table {
     explicit Table(size_t capacity)
@@ -88,13 +97,15 @@ class PublishedIndex {
     std::unique_ptr<Slot[]> slots;
   };
 
-  // Writes fp -> id into the first empty slot of its chain in `t`, which
-  // must not hold fp; release, as the top of the file says.
-  static void Place(Table* t, const Fingerprint& fp, uint32_t id);
+  // Writes fp -> entry into the first empty slot of its chain in `t`,
+  // which must not hold fp; release, as the top of the file says.
+  static void Place(Table* t, const Fingerprint& fp, Entry entry);
 
-  std::atomic<Table*> current_{nullptr};
+  // Read by every reader; what the writer changes on every insert is on
+  // lines of its own.
+  alignas(64) std::atomic<Table*> current_{nullptr};
   // The current table last, the retired ones before it: their owners.
-  std::vector<std::unique_ptr<Table>> tables_;
+  alignas(64) std::vector<std::unique_ptr<Table>> tables_;
   size_t size_ = 0;
 };
 

@@ -115,6 +115,7 @@ class SampleTables {
     return KeyIndex::Tag(uint64_t{stack_seed} << 32 | labels_seed);
   }
   uint32_t stack_seed(uint32_t stack) const { return stack_seeds_[stack]; }
+  uint32_t label_seed(uint32_t labels) const { return label_seeds_[labels]; }
   // Lock-free in a slot's shared tables (slot_tables.h): the seeds never
   // move (StableVector), and a sampler learns of an id only after its
   // seed was written.
