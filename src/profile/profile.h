@@ -305,6 +305,33 @@ class Profile {
   // copy (or, at the memory cap, adds it to the storage-full stack, which
   // needs no new entry).
   Status ParkSample(const SampleView& sample, const HashedFrames* frames);
+  // The stack of an id sample as imported in this generation, or
+  // DictionaryImports::kNotImported (then *fingerprint is that of its
+  // location ids, if it has them). With labels as strings, the key's home
+  // slot is fetched as soon as the stack's seed is known, with the seed the
+  // label set has if it was interned from these strings (as in Add): a
+  // stack imported by location ids has SeedOf their fingerprint
+  // (ImportLocationIds), one by stack id its own.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t ImportedStack(const IdSampleView& sample,
+                                                      const Fingerprint& labels_fp,
+                                                      Fingerprint* fingerprint) {
+    const bool prefetch = sample.labels_id == 0;
+    if (sample.stack_id != 0) {
+      const uint32_t packed = imports_.Stack(sample.stack_id);
+      if (packed != DictionaryImports::kNotImported && prefetch) {
+        aggregate_.Prefetch(SampleTables::SeedsTag(
+            tables().stack_seed(packed & ~DictionaryImports::kTruncatedBit),
+            SampleTables::SeedOf(labels_fp)));
+      }
+      return packed;
+    }
+    *fingerprint = FingerprintIds(sample.location_ids);
+    if (prefetch) {
+      aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(*fingerprint),
+                                                 SampleTables::SeedOf(labels_fp)));
+    }
+    return imports_.LocationIdsStack(*fingerprint);
+  }
   // Checks an id sample's shape: ids and contents not both set.
   static Status CheckIdShape(const IdSampleView& sample) {
     if (sample.stack_id != 0 && !sample.location_ids.empty()) {

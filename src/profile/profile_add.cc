@@ -275,28 +275,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   if (generation != imports_.generation()) SyncDictionary(generation);
   // The fast path: a stack and a label set imported in this generation, no
   // dictionary.
-  // With labels as strings, the key's home slot is fetched as soon as the
-  // stack's seed is known, with the seed the label set has if it was
-  // interned from these strings (as in Add): a stack imported by location
-  // ids has SeedOf their fingerprint (ImportLocationIds), one by stack id
-  // its own.
   const bool by_labels_id = sample.labels_id != 0;
-  uint32_t packed = kNotImported;
   Fingerprint fingerprint{};
-  if (sample.stack_id != 0) {
-    packed = imports_.Stack(sample.stack_id);
-    if (packed != kNotImported && !by_labels_id) {
-      aggregate_.Prefetch(SampleTables::SeedsTag(tables().stack_seed(packed & ~kTruncatedBit),
-                                                 SampleTables::SeedOf(labels_fp)));
-    }
-  } else {
-    fingerprint = FingerprintIds(sample.location_ids);
-    if (!by_labels_id) {
-      aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(fingerprint),
-                                                 SampleTables::SeedOf(labels_fp)));
-    }
-    packed = imports_.LocationIdsStack(fingerprint);
-  }
+  uint32_t packed = ImportedStack(sample, labels_fp, &fingerprint);
   uint32_t labels = by_labels_id ? imports_.LabelSet(sample.labels_id) : 0;
   bool over_memory = false;
   if (packed == kNotImported || labels == kNotImported) {

@@ -153,23 +153,8 @@ Status Profile::AddIdsInLane(const IdSampleView& sample, uint32_t generation,
   if (generation == imports_.generation() && !(by_labels_id && sample.has_link) && !Full()) {
     STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
     STACKREC_RETURN_IF_ERROR(CheckIdShape(sample));
-    // The key's home slot fetched as soon as the stack's seed is known, as
-    // AddIdSample does.
-    uint32_t packed;
-    if (sample.stack_id != 0) {
-      packed = imports_.Stack(sample.stack_id);
-      if (packed != kNotImported && !by_labels_id) {
-        aggregate_.Prefetch(SampleTables::SeedsTag(tables().stack_seed(packed & ~kTruncatedBit),
-                                                   SampleTables::SeedOf(labels_fp)));
-      }
-    } else {
-      const Fingerprint fingerprint = FingerprintIds(sample.location_ids);
-      if (!by_labels_id) {
-        aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(fingerprint),
-                                                   SampleTables::SeedOf(labels_fp)));
-      }
-      packed = imports_.LocationIdsStack(fingerprint);
-    }
+    Fingerprint fingerprint;
+    const uint32_t packed = ImportedStack(sample, labels_fp, &fingerprint);
     SlotTables::Entry labels{kNotImported, 0};
     const bool labels_known =
         by_labels_id ? (labels.id = imports_.LabelSet(sample.labels_id)) != kNotImported
