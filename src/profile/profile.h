@@ -245,8 +245,8 @@ class Profile {
   // ---- Read side ------------------------------------------------------------
   // The parts themselves, for the encoders (and tests) that read them.
   ProfileParts Parts() const {
-    return {options_,  upscaling_, tables(), aggregate_, endpoints_, slot_ != nullptr ? slot_->ids() : ids_,
-            start_ns_};
+    const OptionStrings& ids = slot_ != nullptr ? slot_->ids() : ids_;
+    return {options_, upscaling_, tables(), aggregate_, endpoints_, ids, start_ns_};
   }
   // The few reads the recorder, the C API and live-heap tracking make.
   const ProfileOptions& options() const { return options_; }
@@ -319,9 +319,9 @@ class Profile {
     if (sample.stack_id != 0) {
       const uint32_t packed = imports_.Stack(sample.stack_id);
       if (packed != DictionaryImports::kNotImported && prefetch) {
-        aggregate_.Prefetch(SampleTables::SeedsTag(
-            tables().stack_seed(packed & ~DictionaryImports::kTruncatedBit),
-            SampleTables::SeedOf(labels_fp)));
+        aggregate_.Prefetch(
+            SampleTables::SeedsTag(tables().stack_seed(packed & ~DictionaryImports::kTruncatedBit),
+                                   SampleTables::SeedOf(labels_fp)));
       }
       return packed;
     }
@@ -351,8 +351,7 @@ class Profile {
   // ---- The sampler's path (profile_add.cc) --------------------------------
   // Add and AddIds into a profile's own tables.
   Status AddOwn(const SampleView& sample, const HashedFrames* frames);
-  Status AddIdsOwn(const IdSampleView& sample, uint32_t generation,
-                   WithDictionary with_dictionary);
+  Status AddIdsOwn(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary);
   // Add, after Advance and but for the count of samples added; `labels_fp`
   // is FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint
   // and hashes are known.

@@ -95,7 +95,7 @@ Status Profile::AddNewStack(const SampleView& sample, const Fingerprint& labels_
   TablesChanged();  // before, as in AddSample
   uint32_t stack;
   STACKREC_RETURN_IF_ERROR(tables().InternStack(frames.count, frames.frame, frames.frame_hashes,
-                                               frames.fingerprint, &stack));
+                                                frames.fingerprint, &stack));
   // Were the label set new and the cap reached by now, AddOverflow would
   // check the frames' strings again: the stack interned, they passed.
   return AddKey(stack, /*truncated=*/false, /*frames=*/{}, sample.labels, labels_fp,

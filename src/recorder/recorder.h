@@ -170,7 +170,7 @@ class Recorder {
   template <typename F>
   Status RecordWith(F&& add);
 
-  // Serialize's phases, in the order it runs them (recorder.cc).
+  // Serialize's phases, in the order it runs them (recorder_serialize.cc).
   // The flip: the other slot becomes active from the instant returned.
   int64_t FlipSlots(int64_t (*clock)());
   // The heap slots flip with the slots, unless those of an earlier flip are

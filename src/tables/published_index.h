@@ -13,9 +13,10 @@
 // key's tag without reading the seed tables. A slot is written once: its
 // fingerprint and seed with relaxed stores, then its id + 1 with a
 // release store; a reader loads the id with acquire (0: empty, the end
-// of the chain) and only then the rest, which the release made visible. Slots never change once written and entries are never erased,
-// so a reader racing a writer sees either the entry or the end of the
-// chain, and a miss only sends it to the locked path, which looks again.
+// of the chain) and only then the rest, which the release made visible.
+// Slots never change once written and entries are never erased, so a
+// reader racing a writer sees either the entry or the end of the chain,
+// and a miss only sends it to the locked path, which looks again.
 //
 // Growth builds a table twice the size, copies the entries in, and
 // publishes it with a release store; the old table is retired, not freed,
