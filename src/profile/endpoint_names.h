@@ -18,6 +18,8 @@
 #include "absl/strings/string_view.h"
 #include "base/memory_bytes.h"
 #include "base/saturating.h"
+#include "profile/endpoints.h"
+#include "tables/string_table.h"
 
 namespace stackrec {
 
@@ -36,6 +38,21 @@ class EndpointNames {
   void MergeFrom(const EndpointNames& other) {
     for (const auto& [span, name] : other.by_span_) by_span_[span] = name;
     for (const auto& [name, count] : other.counts_) AddCount(name, count);
+  }
+  // Adds these to `endpoints` by string id, each name interned into
+  // `strings` (valid UTF-8: checked when it was set). Throws
+  // std::bad_alloc.
+  void AddTo(StringTable* strings, Endpoints* endpoints) const {
+    for (const auto& [span, name] : by_span_) {
+      StringId id;
+      (void)strings->Intern(name, &id);
+      endpoints->Set(span, id);
+    }
+    for (const auto& [name, count] : counts_) {
+      StringId id;
+      (void)strings->Intern(name, &id);
+      endpoints->AddCount(id, count);
+    }
   }
   const absl::flat_hash_map<uint64_t, std::string>& by_span() const { return by_span_; }
   const absl::flat_hash_map<std::string, int64_t>& counts() const { return counts_; }

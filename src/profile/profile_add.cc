@@ -6,6 +6,7 @@
 // storage-full pseudo-sample at the memory cap.
 #include <cassert>
 #include <new>
+#include <optional>
 
 #include "input/sample_checks.h"
 #include "input/trace_link.h"
@@ -375,16 +376,11 @@ void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id)
   // only saves the first sample some work, and the caller holds the
   // dictionary's lock, which a lane's holder of the slot's lock may be
   // waiting for (profile_lane.cc).
-  if (slot_ != nullptr && !slot_->lock().TryLock()) return;
-  struct Unlock {
-    SlotTables* slot;
-    ~Unlock() {
-      if (slot != nullptr) {
-        slot->PublishMemory();
-        slot->lock().Unlock();
-      }
-    }
-  } unlock{slot_};
+  std::optional<SlotTables::NewEntryTurn> turn;
+  if (slot_ != nullptr) {
+    if (!slot_->lock().TryLock()) return;
+    turn.emplace(slot_);
+  }
   try {
     SyncDictionary(dict.generation());
     const bool stack = what == Interned::kStack;

@@ -26,24 +26,6 @@ constexpr uint32_t kNotImported = DictionaryImports::kNotImported;
 constexpr uint32_t kTruncatedBit = DictionaryImports::kTruncatedBit;
 constexpr uint32_t kEndTimestampBit = DictionaryImports::kEndTimestampBit;
 
-// A sampler's turn at the slot's new-entry lock, taken: whatever it added
-// is published to the other lanes and counted in the slot's memory before
-// the lock is let go, however the add ends.
-class NewEntryTurn {
- public:
-  explicit NewEntryTurn(SlotTables* slot) : slot_(slot) {}
-  ~NewEntryTurn() {
-    slot_->PublishMemory();
-    slot_->RunNewEntryHook();
-    slot_->lock().Unlock();
-  }
-  NewEntryTurn(const NewEntryTurn&) = delete;
-  NewEntryTurn& operator=(const NewEntryTurn&) = delete;
-
- private:
-  SlotTables* const slot_;
-};
-
 }  // namespace
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Profile::AddKnownKey(SampleKey key, uint32_t tag,
@@ -66,7 +48,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Profile::AddKnownKey(SampleKey key, uin
 
 Status Profile::AddInLane(const SampleView& sample, const HashedFrames* frames) {
   STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
-  // As Add: the labels' slot fetched before the pending samples are
+  // As Add: the labels' slot fetched before the deferred samples are
   // settled, the stack's and the key's after.
   const Fingerprint labels_fp = FingerprintLabels(sample.labels);
   slot_->PrefetchLabels(labels_fp);
@@ -92,7 +74,7 @@ Status Profile::AddInLane(const SampleView& sample, const HashedFrames* frames) 
   }
   // A new entry, a stack cut to max_frames, or the memory cap.
   if (!slot_->lock().TryLock()) return ParkSample(sample, frames);
-  NewEntryTurn turn(slot_);
+  SlotTables::NewEntryTurn turn(slot_);
   AddPendingSamples();  // parked before this one
   aggregate_.Advance();
   const Status status = frames == nullptr ? AddSample(sample, labels_fp)
@@ -183,7 +165,7 @@ Status Profile::AddIdsInLane(const IdSampleView& sample, uint32_t generation,
   // dictionary's, which it takes inside (that order only: ImportInterned
   // holds the dictionary's and only tries this one).
   slot_->lock().Lock();
-  NewEntryTurn turn(slot_);
+  SlotTables::NewEntryTurn turn(slot_);
   AddPendingSamples();
   aggregate_.Advance();
   const Status status = AddIdSampleLocked(sample, labels_fp, generation, with_dictionary);
@@ -227,18 +209,7 @@ void Profile::SettleEndpoints() {
   if (endpoint_names_.empty()) return;
   TablesChanged();
   Endpoints endpoints = endpoints_;
-  StringTable& strings = tables().mutable_strings();
-  // Valid UTF-8: checked when they were set.
-  for (const auto& [span, name] : endpoint_names_.by_span()) {
-    StringId id;
-    (void)strings.Intern(name, &id);
-    endpoints.Set(span, id);
-  }
-  for (const auto& [name, count] : endpoint_names_.counts()) {
-    StringId id;
-    (void)strings.Intern(name, &id);
-    endpoints.AddCount(id, count);
-  }
+  endpoint_names_.AddTo(&tables().mutable_strings(), &endpoints);
   endpoints_ = std::move(endpoints);
   endpoint_names_.Clear();
 }

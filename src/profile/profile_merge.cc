@@ -32,16 +32,7 @@ void Profile::MergeFrom(const Profile& from) {
   if (slot_ != nullptr) {
     names.MergeFrom(from.endpoint_names_);
   } else {
-    for (const auto& [span, name] : from.endpoint_names_.by_span()) {
-      StringId id;
-      (void)tables().mutable_strings().Intern(name, &id);
-      endpoints.Set(span, id);
-    }
-    for (const auto& [name, count] : from.endpoint_names_.counts()) {
-      StringId id;
-      (void)tables().mutable_strings().Intern(name, &id);
-      endpoints.AddCount(id, count);
-    }
+    from.endpoint_names_.AddTo(&tables().mutable_strings(), &endpoints);
   }
 
   // A stack or label set of `from` is interned here once, however many of

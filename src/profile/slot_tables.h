@@ -77,10 +77,25 @@ class SlotTables {
   void Publish(const Fingerprint* stack_fp, const Fingerprint* labels_fp) noexcept;
   // Adds the change in the tables' size to the slot's counter.
   void PublishMemory();
-  // Runs the test hook (SetNewEntryHookForTesting), if any.
-  void RunNewEntryHook() {
-    if (void (*hook)(void*) = hook_.load(std::memory_order_acquire)) hook(hook_arg_);
-  }
+  // A turn at lock(), taken: whatever the holder added is counted in the
+  // slot's memory before the lock is let go, however the add ends (the
+  // test hook, SetNewEntryHookForTesting, runs first).
+  class NewEntryTurn {
+   public:
+    explicit NewEntryTurn(SlotTables* slot) : slot_(slot) {}
+    ~NewEntryTurn() {
+      slot_->PublishMemory();
+      if (void (*hook)(void*) = slot_->hook_.load(std::memory_order_acquire)) {
+        hook(slot_->hook_arg_);
+      }
+      slot_->lock_.Unlock();
+    }
+    NewEntryTurn(const NewEntryTurn&) = delete;
+    NewEntryTurn& operator=(const NewEntryTurn&) = delete;
+
+   private:
+    SlotTables* const slot_;
+  };
 
   // ---- With every lane of the slot held -------------------------------------
   // Replaces the tables with new ones that hold only what `each_key`
