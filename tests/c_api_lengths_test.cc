@@ -93,6 +93,8 @@ const std::map<std::string, size_t>& MemberOffsets() {
       STACKREC_MEMBER(stackrec_serialize_options, resource_attributes_len),
       STACKREC_MEMBER(stackrec_serialize_options, scope_name),
       STACKREC_MEMBER(stackrec_serialize_options, scope_version),
+      STACKREC_MEMBER(stackrec_serialize_options, series_labels),
+      STACKREC_MEMBER(stackrec_serialize_options, series_labels_len),
   };
   return offsets;
 }
@@ -161,6 +163,7 @@ struct Args {
   stackrec_function function{};
   stackrec_str endpoint{};
   std::vector<stackrec_attribute> attributes;
+  std::vector<stackrec_str> series_labels;
   stackrec_serialize_options serialize{};
   ArrayArg array{};
   // Parameter name -> where it is.
@@ -251,11 +254,16 @@ void FillRule(Args* a) {
   a->roots["rule"] = &a->rule;
 }
 
-// OTLP with every field of the options set.
+// Every field of the options set: pprof for Pyroscope, whose series
+// labels need it, and the OTLP fields, which are checked for either format.
 void FillSerialize(Args* a) {
   a->attributes = {{S("host.name"), S("web-1")}, {S("deployment.environment"), S("test")}};
+  a->series_labels = {S("thread name")};
   a->serialize.compression = STACKREC_COMPRESSION_NONE;
-  a->serialize.format = STACKREC_FORMAT_OTLP;
+  a->serialize.format = STACKREC_FORMAT_PPROF;
+  a->serialize.target = STACKREC_TARGET_PYROSCOPE;
+  a->serialize.series_labels = a->series_labels.data();
+  a->serialize.series_labels_len = a->series_labels.size();
   a->serialize.service_name = S("checkout");
   a->serialize.resource_attributes = a->attributes.data();
   a->serialize.resource_attributes_len = a->attributes.size();

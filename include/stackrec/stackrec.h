@@ -307,6 +307,18 @@ typedef enum stackrec_format {
   STACKREC_FORMAT_OTLP = 1
 } stackrec_format;
 
+/* Since 1.3: the backend a serialization is for, whose naming and series rules it then follows
+ * (docs/exporting.md#what-each-backend-is-sent). ANY writes every name as recorded. PYROSCOPE, for
+ * pprof only (with OTLP: INVALID_ARGUMENT naming opts.target), writes the sample and period types
+ * under Pyroscope's names ("cpu-time" as "cpu", "alloc-samples" as "alloc_objects", ...; any other
+ * character outside [A-Za-z0-9_] as '_'), and of the string labels, which Pyroscope makes series,
+ * keeps only span_id and those the host names in series_labels, their keys written as Prometheus
+ * label names ("thread name" as "thread_name"); numeric labels are written as recorded. */
+typedef enum stackrec_target {
+  STACKREC_TARGET_ANY = 0,
+  STACKREC_TARGET_PYROSCOPE = 1
+} stackrec_target;
+
 /* A string attribute, e.g. {"host.name", "web-1"}. */
 typedef struct stackrec_attribute {
   stackrec_str key;
@@ -343,6 +355,13 @@ typedef struct stackrec_serialize_options {
   size_t part_max_samples;            /* a part's samples (OTLP: of each sample type) */
   size_t max_parts;                   /* parts of one serialization */
   int compress_threads; /* since 1.1; 0: 1, no thread started (docs/format.md#compression) */
+  /* Since 1.3: the backend this output is for (see stackrec_target), and for PYROSCOPE the string
+   * label keys, as recorded ("thread name", "trace endpoint"), that become series labels: each
+   * valid UTF-8 and non-empty, at most 16 of them (Pyroscope allows 30 label names a series,
+   * counting its own and the exporter's tags); else INVALID_ARGUMENT naming the field. */
+  stackrec_target target;
+  const stackrec_str *series_labels;
+  size_t series_labels_len;
 } stackrec_serialize_options;
 
 /* Encodes everything added since creation or the last reset, without resetting, over [start, now].
@@ -384,6 +403,17 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_encoded_part(
     const stackrec_encoded *encoded, size_t index, stackrec_part *out) {
   return stackrec_encoded_part_sized(encoded, index, out, sizeof(stackrec_part));
 }
+/* Since 1.3: what the output is, as its serialization's options said (NULL: PPROF, ANY), and its
+ * sample types as written, enabled ones only, after the target's renaming: how many (0 for NULL),
+ * and the index-th, whose bytes are owned by `encoded`. A NULL argument or an index past the end:
+ * INVALID_ARGUMENT. An exporter reads these to hold a part to its backend's rules unparsed. */
+STACKREC_API stackrec_format stackrec_encoded_format(const stackrec_encoded *encoded);
+STACKREC_API stackrec_target stackrec_encoded_target(const stackrec_encoded *encoded);
+STACKREC_API stackrec_compression stackrec_encoded_compression(const stackrec_encoded *encoded);
+STACKREC_API size_t stackrec_encoded_sample_types_len(const stackrec_encoded *encoded);
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_encoded_sample_type(
+    const stackrec_encoded *encoded, size_t index, stackrec_str *type, stackrec_str *unit);
+
 /* The interval covered, Unix nanoseconds (the profile's time_nanos and time_nanos +
  * duration_nanos); 0 for NULL. */
 STACKREC_API int64_t stackrec_encoded_start_ns(const stackrec_encoded *encoded);

@@ -20,6 +20,7 @@
 #include "capi/c_convert.h"
 #include "capi/c_handles.h"
 #include "capi/c_sample.h"
+#include "input/backend_names.h"
 #include "input/live_heap_options.h"
 #include "input/serialize_options.h"
 #include "input/upscaling.h"
@@ -145,6 +146,28 @@ stackrec_status stackrec_profile_add_upscaling_rule_sized(stackrec_profile* prof
   });
 }
 
+namespace stackrec {
+namespace {
+
+// Notes on `encoded` what a serialization with `options` of a profile
+// created with `profile` wrote: the format, the target, the compression
+// and the enabled sample types under the target's names.
+void DescribeOutput(const ProfileOptions& profile, const SerializeOptions& options,
+                    stackrec_encoded* encoded) {
+  encoded->format = static_cast<stackrec_format>(options.format);
+  encoded->target = static_cast<stackrec_target>(options.target);
+  encoded->compression = static_cast<stackrec_compression>(options.compression);
+  for (size_t i = 0; i < profile.sample_types.size(); ++i) {
+    if (!profile.enabled.empty() && !profile.enabled[i]) continue;
+    const ValueType& t = profile.sample_types[i];
+    encoded->sample_types.emplace_back(
+        options.target == Target::kPyroscope ? PyroscopeTypeName(t.type) : t.type, t.unit);
+  }
+}
+
+}  // namespace
+}  // namespace stackrec
+
 stackrec_status stackrec_profile_serialize_sized(stackrec_profile* profile,
                                                  const stackrec_serialize_options* host_opts,
                                                  stackrec_encoded** out, size_t opts_size) {
@@ -165,6 +188,7 @@ stackrec_status stackrec_profile_serialize_sized(stackrec_profile* profile,
                                                         &encoded->bytes, &encoded->stats,
                                                         &profile->output_sizes));
     encoded->endpoint_counts = profile->impl->EndpointCounts();
+    stackrec::DescribeOutput(profile->impl->options(), options, encoded.get());
     *out = encoded.release();
     return OkStatus();
   });
@@ -238,6 +262,39 @@ stackrec_status stackrec_encoded_endpoint_count(const stackrec_encoded* encoded,
     const auto& [name, n] = encoded->endpoint_counts[index];
     *endpoint = stackrec_str{name.data(), name.size()};
     *count = n;
+    return OkStatus();
+  });
+}
+
+stackrec_format stackrec_encoded_format(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? STACKREC_FORMAT_PPROF : encoded->format;
+}
+
+stackrec_target stackrec_encoded_target(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? STACKREC_TARGET_ANY : encoded->target;
+}
+
+stackrec_compression stackrec_encoded_compression(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? STACKREC_COMPRESSION_GZIP : encoded->compression;
+}
+
+size_t stackrec_encoded_sample_types_len(const stackrec_encoded* encoded) {
+  return encoded == nullptr ? 0 : encoded->sample_types.size();
+}
+
+stackrec_status stackrec_encoded_sample_type(const stackrec_encoded* encoded, size_t index,
+                                             stackrec_str* type, stackrec_str* unit) {
+  return Guard([&]() -> Status {
+    if (encoded == nullptr) return NullArgument("encoded");
+    if (type == nullptr) return NullArgument("type");
+    if (unit == nullptr) return NullArgument("unit");
+    if (index >= encoded->sample_types.size()) {
+      return Error(stackrec::Code::kInvalidArgument, "index %zu is past the %zu sample types",
+                   index, encoded->sample_types.size());
+    }
+    const auto& [t, u] = encoded->sample_types[index];
+    *type = stackrec_str{t.data(), t.size()};
+    *unit = stackrec_str{u.data(), u.size()};
     return OkStatus();
   });
 }
@@ -391,6 +448,7 @@ stackrec_status stackrec_recorder_serialize_sized(stackrec_recorder* recorder,
     encoded->end_ns = profile.end_ns;
     encoded->endpoint_counts = std::move(profile.endpoint_counts);
     encoded->stats = profile.stats;
+    stackrec::DescribeOutput(recorder->impl->options(), options, encoded.get());
     *out = encoded.release();
     return OkStatus();
   });

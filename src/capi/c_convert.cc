@@ -94,6 +94,14 @@ Status ToSerializeOptions(const stackrec_serialize_options* opts, SerializeOptio
     out->budget.part_samples = opts->part_max_samples;
     out->budget.parts = opts->max_parts;
     out->compress_threads = opts->compress_threads;
+    out->target = static_cast<Target>(EnumBits(opts->target));
+    STACKREC_RETURN_IF_ERROR(
+        CheckArray(opts->series_labels, opts->series_labels_len, "opts.series_labels"));
+    out->series_labels.resize(opts->series_labels_len);
+    for (size_t i = 0; i < opts->series_labels_len; ++i) {
+      STACKREC_RETURN_IF_ERROR(ToView(opts->series_labels[i], "opts.series_labels", i, "", &view));
+      out->series_labels[i] = std::string(view);
+    }
   }
   return ValidateSerializeOptions(*out);
 }

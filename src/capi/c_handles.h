@@ -39,6 +39,11 @@ struct stackrec_encoded {
   int64_t end_ns = 0;
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;
   stackrec::SerializationStats stats;
+  // What the output is (stackrec_encoded_format and the calls after it).
+  stackrec_format format = STACKREC_FORMAT_PPROF;
+  stackrec_target target = STACKREC_TARGET_ANY;
+  stackrec_compression compression = STACKREC_COMPRESSION_GZIP;
+  std::vector<std::pair<std::string, std::string>> sample_types;  // as written
 };
 
 namespace stackrec {

@@ -31,6 +31,39 @@ Status ValidateCompression(const SerializeOptions& options) {
                static_cast<int>(options.compression));
 }
 
+Status ValidateTarget(const SerializeOptions& options) {
+  if (options.target != Target::kAny && options.target != Target::kPyroscope) {
+    return Error(Code::kInvalidArgument, "opts.target is %d, not a stackrec_target value",
+                 static_cast<int>(options.target));
+  }
+  if (options.target == Target::kPyroscope && options.format != Format::kPprof) {
+    return Error(Code::kInvalidArgument,
+                 "opts.target PYROSCOPE takes opts.format PPROF (Pyroscope's /ingest)");
+  }
+  const std::vector<std::string>& labels = options.series_labels;
+  if (!labels.empty() && options.target != Target::kPyroscope) {
+    return Error(Code::kInvalidArgument, "opts.series_labels is for opts.target PYROSCOPE only");
+  }
+  if (labels.size() > kMaxSeriesLabels) {
+    return Error(Code::kInvalidArgument,
+                 "opts.series_labels names %zu keys, and a series takes %zu of them at most",
+                 labels.size(), kMaxSeriesLabels);
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].empty()) {
+      return Error(Code::kInvalidArgument, "opts.series_labels[%zu] is empty", i);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (PrometheusName(labels[i]) == PrometheusName(labels[j])) {
+        return Error(Code::kInvalidArgument,
+                     "opts.series_labels[%zu] and [%zu] are both written as the label '%s'", j, i,
+                     PrometheusName(labels[i]).c_str());
+      }
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Status ValidateSerializeOptions(const SerializeOptions& options) {
@@ -45,7 +78,7 @@ Status ValidateSerializeOptions(const SerializeOptions& options) {
                  "opts.compress_threads is %d; it takes 0 or 1 (the calling thread) or 2",
                  options.compress_threads);
   }
-  return OkStatus();
+  return ValidateTarget(options);
 }
 
 }  // namespace stackrec

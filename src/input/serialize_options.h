@@ -9,8 +9,11 @@
 #define STACKREC_SRC_INPUT_SERIALIZE_OPTIONS_H_
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "input/backend_names.h"
 #include "input/otlp_options.h"
 
 namespace stackrec {
@@ -42,7 +45,16 @@ struct SerializeOptions {
   // 0 or 1: compress on the calling thread. 2: a helper thread compresses
   // while the encoder writes (encode/compression.h).
   int compress_threads = 0;
+  // The backend the output is for (input/backend_names.h), and the string
+  // label keys it makes series of, as recorded.
+  Target target = Target::kAny;
+  std::vector<std::string> series_labels = {};
 };
+
+// Pyroscope allows 30 label names a series (pkg/validation/limits.go,
+// max_label_names_per_series); its own take 4 and the exporter's tags the
+// rest, so a host names at most this many series labels.
+inline constexpr size_t kMaxSeriesLabels = 16;
 
 // The defaults behind level 0. gzip's is zlib's fastest level, as Go's
 // runtime writes pprof: profiles are mostly small varints, which the fast
@@ -54,7 +66,8 @@ inline constexpr int kDefaultGzipLevel = 1;
 inline constexpr int kDefaultZstdLevel = 1;
 
 // Fails naming the field: "opts.compression", "opts.level", "opts.format",
-// one of the OTLP options (ValidateOtlpOptions), or "opts.compress_threads".
+// one of the OTLP options (ValidateOtlpOptions), "opts.compress_threads",
+// "opts.target" or "opts.series_labels".
 Status ValidateSerializeOptions(const SerializeOptions& options);
 
 }  // namespace stackrec

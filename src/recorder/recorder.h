@@ -106,6 +106,8 @@ class Recorder {
   void ResetAfterFork(int64_t now_ns);
 
   RecorderStats stats() const;
+  // What every profile of the recorder was created with; fixed for its life.
+  const ProfileOptions& options() const { return options_; }
   // Bytes held for tracking: the object table alone, and everything (the
   // tables, the content blobs and the serializer's totals). For tests and
   // benchmarks; only while no other call runs.

@@ -9,6 +9,7 @@
 
 #include "base/table_memory.h"
 #include "encode/encode_plan.h"
+#include "encode/output_names.h"
 #include "encode/pprof/pprof_fields.h"
 #include "encode/proto_wire.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -37,8 +38,10 @@ int64_t LabelNum(StringId str, int64_t num) { return str != 0 ? 0 : num; }
 
 class PprofWriter final : public FormatWriter {
  public:
-  PprofWriter(const ProfileParts& p, int64_t end_ns, EncodePlan* plan)
+  PprofWriter(const ProfileParts& p, const SerializeOptions& options, int64_t end_ns,
+              EncodePlan* plan)
       : p_(p),
+        names_(p, options),
         end_ns_(end_ns),
         plan_(*plan),
         strings_(plan_.strings()),
@@ -74,6 +77,7 @@ class PprofWriter final : public FormatWriter {
   void WriteFunction(CodedOutputStream* out, uint32_t id) const;
 
   const ProfileParts p_;  // by value (see profile_parts.h)
+  OutputNames names_;     // the target's names (output_names.h)
   const int64_t end_ns_;
   EncodePlan& plan_;
   DenseIds& strings_;
@@ -122,20 +126,27 @@ size_t PprofWriter::LabelSize(StringId key, StringId str, int64_t num, StringId 
 void PprofWriter::MarkLabels(uint32_t labels) {
   const absl::Span<const Label> set = p_.tables.label_sets().Get(labels);
   for (const Label& l : set) {
-    strings_.Mark(l.key);
+    const StringId key = names_.LabelKey(l.key, l.str != 0);
+    if (key == OutputNames::kDropped) continue;
+    strings_.Mark(key);
     strings_.Mark(l.str);
     strings_.Mark(l.num_unit);
   }
   const StringId endpoint = plan_.endpoint(labels);
-  if (endpoint != 0) {
-    strings_.Mark(p_.ids.trace_endpoint_key);
+  const StringId endpoint_key =
+      endpoint != 0 ? names_.LabelKey(p_.ids.trace_endpoint_key, true) : OutputNames::kDropped;
+  if (endpoint_key != OutputNames::kDropped) {
+    strings_.Mark(endpoint_key);
     strings_.Mark(endpoint);
   }
   // Sized once every string it writes has its output index: strings are
   // numbered in order of first use, and a label set's come all at once.
   size_t bytes = 0;
-  if (endpoint != 0) bytes += LabelSize(p_.ids.trace_endpoint_key, endpoint, 0, 0);
-  for (const Label& l : set) bytes += LabelSize(l.key, l.str, l.num, l.num_unit);
+  if (endpoint_key != OutputNames::kDropped) bytes += LabelSize(endpoint_key, endpoint, 0, 0);
+  for (const Label& l : set) {
+    const StringId key = names_.DecidedLabelKey(l.key, l.str != 0);
+    if (key != OutputNames::kDropped) bytes += LabelSize(key, l.str, l.num, l.num_unit);
+  }
   label_bytes_[labels] = bytes;
 }
 
@@ -144,7 +155,8 @@ void PprofWriter::MarkAll() {
   const ProfileOptions& o = p_.options;
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
     if (!o.enabled[i]) continue;
-    const auto [type, unit] = p_.ids.sample_types[i];
+    const StringId type = names_.SampleType(i);
+    const StringId unit = p_.ids.sample_types[i].second;
     strings_.Mark(type);
     strings_.Mark(unit);
     sample_types_.emplace_back(type, unit);
@@ -154,13 +166,13 @@ void PprofWriter::MarkAll() {
   EncodeStacks();
   if (plan_.any_timed()) strings_.Mark(p_.ids.end_timestamp_key);
   if (!o.period_type.type.empty()) {
-    strings_.Mark(p_.ids.period_type.first);
+    strings_.Mark(names_.PeriodType());
     strings_.Mark(p_.ids.period_type.second);
   }
   strings_.Mark(p_.ids.drop_frames);
   strings_.Mark(p_.ids.keep_frames);
   for (StringId id : p_.ids.comments) strings_.Mark(id);
-  strings_.Mark(p_.ids.default_sample_type);
+  strings_.Mark(names_.DefaultSampleType());
 }
 
 uint64_t PprofWriter::samples_written() const {
@@ -217,10 +229,12 @@ void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t l
       dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
     }
     if (const StringId endpoint = plan_.endpoint(labels); endpoint != 0) {
-      dst = PutLabel(dst, p_.ids.trace_endpoint_key, endpoint, 0, 0);
+      const StringId key = names_.DecidedLabelKey(p_.ids.trace_endpoint_key, true);
+      if (key != OutputNames::kDropped) dst = PutLabel(dst, key, endpoint, 0, 0);
     }
     for (const Label& l : p_.tables.label_sets().Get(labels)) {
-      dst = PutLabel(dst, l.key, l.str, l.num, l.num_unit);
+      const StringId key = names_.DecidedLabelKey(l.key, l.str != 0);
+      if (key != OutputNames::kDropped) dst = PutLabel(dst, key, l.str, l.num, l.num_unit);
     }
     if (timestamp_ns != 0) dst = PutLabel(dst, p_.ids.end_timestamp_key, 0, timestamp_ns, 0);
   };
@@ -334,14 +348,15 @@ void PprofWriter::Write(CodedOutputStream* out) const {
   // output-index order.
   WriteLenHeader(out, field::kProfileStringTable, 0);
   for (uint32_t id : strings_.order()) {
-    wire::WriteBytesField(out, field::kProfileStringTable, p_.tables.strings().Get(id));
+    wire::WriteBytesField(out, field::kProfileStringTable, names_.Text(id));
   }
   WriteVarintField(out, field::kProfileDropFrames, strings_[p_.ids.drop_frames]);
   WriteVarintField(out, field::kProfileKeepFrames, strings_[p_.ids.keep_frames]);
   WriteVarintField(out, field::kProfileTimeNanos, static_cast<uint64_t>(p_.start_ns));
   WriteVarintField(out, field::kProfileDurationNanos, static_cast<uint64_t>(end_ns_ - p_.start_ns));
-  const auto [ptype, punit] = p_.ids.period_type;
-  if (ptype != 0) WriteValueType(out, field::kProfilePeriodType, ptype, punit);
+  if (p_.ids.period_type.first != 0) {
+    WriteValueType(out, field::kProfilePeriodType, names_.PeriodType(), p_.ids.period_type.second);
+  }
   WriteVarintField(out, field::kProfilePeriod, static_cast<uint64_t>(p_.options.period));
   // repeated int64, packed as proto3 writes it.
   if (!p_.ids.comments.empty()) {
@@ -350,14 +365,15 @@ void PprofWriter::Write(CodedOutputStream* out) const {
     WriteLenHeader(out, field::kProfileComment, bytes);
     for (StringId id : p_.ids.comments) out->WriteVarint64(strings_[id]);
   }
-  WriteVarintField(out, field::kProfileDefaultSampleType, strings_[p_.ids.default_sample_type]);
+  WriteVarintField(out, field::kProfileDefaultSampleType, strings_[names_.DefaultSampleType()]);
 }
 
 }  // namespace
 
-std::unique_ptr<FormatWriter> MakePprofWriter(const ProfileParts& parts, const SerializeOptions&,
-                                              int64_t end_ns, EncodePlan* plan) {
-  auto writer = std::make_unique<PprofWriter>(parts, end_ns, plan);
+std::unique_ptr<FormatWriter> MakePprofWriter(const ProfileParts& parts,
+                                              const SerializeOptions& options, int64_t end_ns,
+                                              EncodePlan* plan) {
+  auto writer = std::make_unique<PprofWriter>(parts, options, end_ns, plan);
   writer->MarkAll();
   return writer;
 }
