@@ -32,7 +32,8 @@ bool ParseBudget(const std::string& text, stackrec_serialize_options* opts) {
   if (text == "datadog") {
     opts->part_max_bytes = 10 * kMiB;
   } else if (text == "pyroscope") {
-    opts->part_max_uncompressed_bytes = 4 * kMiB;
+    // Its 2 MiB rate burst, less room for the series' labels.
+    opts->part_max_uncompressed_bytes = 2 * kMiB - 96 * 1024;
     opts->part_max_samples = 16000;
   } else if (text == "otlp-http") {
     opts->part_max_uncompressed_bytes = 20 * kMiB;

@@ -37,6 +37,15 @@ int Upload(stackrec_profile* profile, const std::string& url, const std::string&
     eo.tags_len = 2;
     ParseBudget(protocol, &opts);
   }
+  // Pyroscope's names, and the endpoint as the one series label: a
+  // request's span ids and the thread's name and id stay on the samples
+  // or are left out rather than making a series each.
+  static const stackrec_str kSeries[] = {View("trace endpoint")};
+  if (protocol == "pyroscope") {
+    opts.target = STACKREC_TARGET_PYROSCOPE;
+    opts.series_labels = kSeries;
+    opts.series_labels_len = 1;
+  }
   stackrec_encoded* encoded = nullptr;
   stackrec_exporter* exporter = nullptr;
   if (stackrec_profile_serialize(profile, &opts, &encoded) != STACKREC_OK ||

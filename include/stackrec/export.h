@@ -59,13 +59,17 @@ typedef struct stackrec_exporter_options {
   stackrec_str endpoint;
   stackrec_str site; /* DATADOG_AGENTLESS: {NULL, 0}: "datadoghq.com" */
   stackrec_str api_key; /* DATADOG_AGENTLESS: required, sent as DD-API-KEY */
-  /* PYROSCOPE: the application name (required), the series' labels and how the
-   * profile was taken (spy_name {NULL, 0}: "stackrec"; sample_rate 0: 100 Hz). */
+  /* PYROSCOPE: the application name (required; [A-Za-z0-9_.-/] as Pyroscope takes it), the
+   * series' labels and how the profile was taken (spy_name {NULL, 0}: "stackrec"; sample_rate 0:
+   * 100 Hz). */
   stackrec_str app_name;
   stackrec_str spy_name;
   uint32_t sample_rate;
-  /* PYROSCOPE: the labels {k=v,...} after the name; DATADOG_*: tags_profiler (k:v, comma-joined);
-   * OTLP: not sent (set resource attributes when serializing). Keys non-empty. */
+  /* PYROSCOPE: the labels {k=v,...} after the name, at most 10, keys [A-Za-z0-9_.] not starting
+   * with a digit or "__", values non-empty; DATADOG_*: tags_profiler (k:v, comma-joined, as
+   * libdatadog checks them: no key starting and no value ending with ':', no empty value), before
+   * the tags a tracer sends that these do not set (docs/exporting.md); OTLP: not sent (set resource
+   * attributes when serializing). Keys non-empty; no ','. */
   const stackrec_attribute *tags;
   size_t tags_len;
   /* Authorization: HTTP Basic (user and password) or a Bearer token, not both. */
@@ -73,8 +77,9 @@ typedef struct stackrec_exporter_options {
   stackrec_str basic_auth_password;
   stackrec_str bearer_token;
   stackrec_str tenant_id; /* sent as X-Scope-OrgID (Grafana's multi-tenant backends) */
-  /* DATADOG_*: the event's family ({NULL, 0}: "native"), and the DD-EVP-ORIGIN and
-   * DD-EVP-ORIGIN-VERSION headers ({NULL, 0}: "stackrec" and its version). */
+  /* DATADOG_*: the event's family, the profiled runtime ("ruby", "python"; {NULL, 0}: "native"),
+   * and the DD-EVP-ORIGIN and DD-EVP-ORIGIN-VERSION headers ({NULL, 0}: "stackrec" and its
+   * version). */
   stackrec_str family;
   stackrec_str origin;
   stackrec_str origin_version;
@@ -117,9 +122,14 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_exporter_new(
 
 /* Copies every part of `encoded` (borrowed) onto the queue, each a request of its own with the
  * same interval, the endpoint counts with part 0 only, and returns: never waits for the network.
- * The format must suit the protocol (OTLP: STACKREC_FORMAT_OTLP; the others: pprof), which the
- * exporter cannot check. NULL exporter or encoded, or an encoded with no bytes: INVALID_ARGUMENT;
- * the thread could not be started: OUT_OF_MEMORY. Any thread. */
+ * Since 1.3 each part is first held to the backend's rules that the exporter can tell
+ * (docs/exporting.md#what-each-backend-is-sent): the format the protocol sends (OTLP:
+ * STACKREC_FORMAT_OTLP; the others: pprof), and for Pyroscope the target STACKREC_TARGET_PYROSCOPE,
+ * gzip or no compression, sizes within its limits and rate burst, and a start inside its
+ * ingestion window; for Datadog at most 10 MiB. A part that breaks one: INVALID_ARGUMENT naming
+ * the part and the rule, nothing queued (the caller keeps the profile), counted in
+ * refused_before_sending. NULL exporter or encoded, or an encoded with no bytes:
+ * INVALID_ARGUMENT; the thread could not be started: OUT_OF_MEMORY. Any thread. */
 STACKREC_NODISCARD STACKREC_API stackrec_status
 stackrec_exporter_send(stackrec_exporter *exporter, const stackrec_encoded *encoded);
 
@@ -132,9 +142,10 @@ STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_exporter_flush(stackrec
 /* Every period_ms (at least 10), the exporter's thread serializes `recorder` (borrowed until
  * shutdown, free or reset_after_fork: it must outlive them) and queues the parts. `opts` is copied;
  * NULL takes the protocol's defaults: gzip, in the protocol's format, with the budget of
- * docs/limits.md's backends table (OTLP: part_max_uncompressed_bytes 20 MiB; Pyroscope: 4 MiB and
- * 16,000 samples; Datadog: part_max_bytes 10 MiB). A format that does not suit the protocol, a bad
- * option or a second call: INVALID_ARGUMENT naming it. A failed serialization is counted
+ * docs/limits.md's backends table (OTLP: part_max_uncompressed_bytes 20 MiB; Pyroscope: target
+ * PYROSCOPE, part_max_uncompressed_bytes 1,998,848 (2 MiB less 96 KiB) and 16,000 samples;
+ * Datadog: part_max_bytes 10 MiB). A format that does not suit the protocol, a bad option or a
+ * second call: INVALID_ARGUMENT naming it. A failed serialization is counted
  * (serialize_failed) and its samples come out in the next one. Shutdown does not serialize a last
  * time: serialize and send before it to ship the rest. Any thread. */
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_exporter_start_periodic_sized(
@@ -148,7 +159,8 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_exporter_start_periodi
 }
 
 /* What the exporter did since it was created (or reset after a fork). Fields are only appended.
- * queued + in flight + sent + every failed + dropped + abandoned == requests_queued. */
+ * queued + in flight + sent + every failed + dropped + dropped_too_old + abandoned ==
+ * requests_queued. */
 typedef struct stackrec_export_stats {
   uint64_t requests_queued;          /* parts ever put on the queue */
   uint64_t queued;                   /* parts waiting now (not the one in flight) */
@@ -167,6 +179,11 @@ typedef struct stackrec_export_stats {
   /* The last failure's description, NUL-terminated and cut to fit; "" if none. Copied under the
    * exporter's lock, so each call gets a consistent snapshot: the caller owns it. */
   char last_error[256];
+  /* Since 1.3. Parts of sends refused because the backend would refuse them (the send returned
+   * INVALID_ARGUMENT, the caller keeps the profile); and parts that aged out of the backend's
+   * ingestion window while queued or retried, dropped unsent (docs/exporting.md). */
+  uint64_t refused_before_sending;
+  uint64_t dropped_too_old;
 } stackrec_export_stats;
 
 /* Copies the figures into *out (borrowed). NULL exporter or out: INVALID_ARGUMENT. Any thread. */

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include "export/backend_rules.h"
 #include "export/export_status.h"
 #include "export/json.h"
 
@@ -318,7 +319,7 @@ stackrec_status ReadConfig(const stackrec_exporter_options* host, size_t opts_si
                 "opts.initial_backoff_ms %u is over opts.max_backoff_ms %u (after defaults)",
                 c->initial_backoff_ms, c->max_backoff_ms);
   }
-  return STACKREC_OK;
+  return CheckBackendOptions(*c);
 }
 
 std::vector<std::string> Config::Secrets() const { return {api_key, basic_password, bearer_token}; }

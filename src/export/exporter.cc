@@ -9,6 +9,7 @@
 #include <system_error>
 #include <utility>
 
+#include "export/backend_rules.h"
 #include "export/export_status.h"
 #include "export/otlp_response.h"
 #include "export/retry_policy.h"
@@ -33,9 +34,12 @@ std::string Excerpt(const std::string& body) {
 
 Exporter::Exporter(Config config)
     : config_(std::move(config)),
+      identity_(ReadProcessIdentity()),
       secrets_(config_.Secrets()),
       queue_(config_.max_queue_bytes, config_.max_queue_requests),
-      rng_(std::random_device()()) {}
+      rng_(std::random_device()()),
+      pace_bytes_(static_cast<double>(kPyroscopeBurstBytes)),
+      pace_at_(Clock::now()) {}
 
 Exporter::~Exporter() {
   if (!shut_down_) (void)Shutdown(0);
@@ -66,6 +70,26 @@ stackrec_status Exporter::Send(const stackrec_encoded* encoded) {
   if (n == 0) return Fail(STACKREC_INVALID_ARGUMENT, "encoded holds no part");
   // The copies are made before the lock: a big profile's bytes must not
   // hold up the exporter's thread or another sender.
+  // Every part is held to the backend's rules before any is queued: a
+  // refused send leaves the whole profile with the caller.
+  PartFacts facts;
+  facts.parts = n;
+  facts.format = stackrec_encoded_format(encoded);
+  facts.target = stackrec_encoded_target(encoded);
+  facts.compression = stackrec_encoded_compression(encoded);
+  facts.start_ns = stackrec_encoded_start_ns(encoded);
+  for (size_t k = 0; k < stackrec_encoded_sample_types_len(encoded); ++k) {
+    stackrec_str type{nullptr, 0}, unit{nullptr, 0};
+    if (stackrec_encoded_sample_type(encoded, k, &type, &unit) != STACKREC_OK) {
+      return Fail(STACKREC_INTERNAL, "encoded's sample type %zu could not be read", k);
+    }
+    facts.sample_types.emplace_back(std::string(type.ptr, type.len),
+                                    std::string(unit.ptr, unit.len));
+  }
+  const int64_t now_ns =
+      static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count());
   std::vector<std::unique_ptr<Payload>> parts;
   for (size_t i = 0; i < n; ++i) {
     stackrec_part part;
@@ -73,10 +97,23 @@ stackrec_status Exporter::Send(const stackrec_encoded* encoded) {
     if (stackrec_encoded_part(encoded, i, &part) != STACKREC_OK) {
       return Fail(STACKREC_INTERNAL, "encoded's part %zu of %zu could not be read", i, n);
     }
+    facts.index = i;
+    facts.bytes = part.size;
+    facts.uncompressed_bytes = part.uncompressed_bytes;
+    facts.samples = part.samples_written;
+    const std::string refused = CheckPart(config_, facts, now_ns);
+    if (!refused.empty()) {
+      const std::string message = "not sent: " + refused;
+      std::lock_guard<std::mutex> l(mu_);
+      stats_.refused_before_sending += n;
+      SetLastError(message);
+      return Fail(STACKREC_INVALID_ARGUMENT, "%s", message.c_str());
+    }
     auto p = std::make_unique<Payload>();
     p->body.assign(reinterpret_cast<const char*>(part.data), part.size);
     p->start_ns = stackrec_encoded_start_ns(encoded);
     p->end_ns = stackrec_encoded_end_ns(encoded);
+    p->uncompressed_bytes = part.uncompressed_bytes;
     if (i == 0) {  // the counts belong to the serialization: sent once
       for (size_t k = 0; k < stackrec_encoded_endpoint_counts_len(encoded); ++k) {
         stackrec_str endpoint{nullptr, 0};
@@ -203,15 +240,59 @@ void Exporter::RunPeriodic(const PeriodicJob& job) {
   }
   const stackrec_status sent = Send(encoded);
   stackrec_encoded_free(encoded);
-  if (sent != STACKREC_OK) {  // only when shutting down: the parts are abandoned
+  if (sent != STACKREC_OK) {  // shutting down, or refused (counted by Send)
     std::lock_guard<std::mutex> g(mu_);
     ++stats_.serialize_failed;
   }
 }
 
+bool Exporter::Pace(uint64_t bytes, std::unique_lock<std::mutex>* l) {
+  if (config_.protocol != STACKREC_EXPORT_PYROSCOPE) return true;
+  // A token bucket of Pyroscope's default tenant limits: full at the burst,
+  // refilled at the rate. A process sending alone never gets 429 for them.
+  constexpr double kRate = static_cast<double>(kPyroscopeRateBytesPerSecond);
+  constexpr double kBurst = static_cast<double>(kPyroscopeBurstBytes);
+  const double need = std::min(static_cast<double>(bytes), kBurst);
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    pace_bytes_ = std::min(
+        kBurst, pace_bytes_ + kRate * std::chrono::duration<double>(now - pace_at_).count());
+    pace_at_ = now;
+    if (pace_bytes_ >= need) break;
+    const auto wait = std::chrono::duration<double>((need - pace_bytes_) / kRate);
+    if (work_cv_.wait_for(*l,
+                          std::chrono::duration_cast<std::chrono::microseconds>(wait) +
+                              std::chrono::microseconds(1),
+                          [&] { return stopping_; })) {
+      return false;
+    }
+  }
+  pace_bytes_ -= need;
+  return true;
+}
+
 void Exporter::Deliver(const Payload& p) {
-  const HttpRequest request = BuildRequest(config_, p);
+  const HttpRequest request = BuildRequest(config_, identity_, p);
   for (int retry = 0;; ++retry) {
+    {
+      // A part that aged out of the backend's window while queued or
+      // retried would only be refused: it is dropped and counted instead.
+      std::unique_lock<std::mutex> l(mu_);
+      const int64_t now_ns =
+          static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+      const std::string too_old = CheckAge(config_, p.start_ns, now_ns);
+      if (!too_old.empty()) {
+        ++stats_.dropped_too_old;
+        SetLastError("dropped, not sent: " + too_old);
+        return;
+      }
+      if (!Pace(p.uncompressed_bytes, &l)) {
+        ++stats_.abandoned;
+        return;
+      }
+    }
     const Outcome o = client_->Perform(request);
     const Verdict v = Classify(o.code, o.status);
     std::unique_lock<std::mutex> l(mu_);

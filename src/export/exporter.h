@@ -32,6 +32,7 @@
 #include "export/export_config.h"
 #include "export/http_client.h"
 #include "export/periodic_job.h"
+#include "export/process_identity.h"
 #include "export/send_queue.h"
 #include "stackrec/export.h"
 
@@ -66,9 +67,14 @@ class Exporter {
   // Sends one part until it is sent, fails for good or is stopped, and
   // counts which; mu_ not held.
   void Deliver(const Payload& p);
+  // Waits, unless stopping, until sending `bytes` keeps within the
+  // backend's rate (Pyroscope's: its burst and rate per second); l holds mu_.
+  // False if stopping came first.
+  bool Pace(uint64_t bytes, std::unique_lock<std::mutex>* l);
   void SetLastError(std::string message);  // mu_ held
 
   const Config config_;
+  const ProcessIdentity identity_;  // this process's, read at creation
   const std::vector<std::string> secrets_;
   std::atomic<bool> stop_{false};
 
@@ -87,6 +93,9 @@ class Exporter {
   std::unique_ptr<HttpClient> client_;  // created with the thread, used by it only
   std::thread thread_;
   std::mt19937_64 rng_;  // the thread's backoff jitter
+  // The thread's rate allowance, in bytes, as of pace_at_ (Pace).
+  double pace_bytes_ = 0;
+  Clock::time_point pace_at_;
 };
 
 }  // namespace stackrec_export

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "export/backend_rules.h"
 #include "export/export_status.h"
 
 namespace stackrec_export {
@@ -25,8 +26,9 @@ stackrec_serialize_options Defaults(stackrec_export_protocol protocol) {
       break;
     case STACKREC_EXPORT_PYROSCOPE:
       o.format = STACKREC_FORMAT_PPROF;
-      o.part_max_uncompressed_bytes = size_t{4} << 20;
-      o.part_max_samples = 16000;
+      o.target = STACKREC_TARGET_PYROSCOPE;
+      o.part_max_uncompressed_bytes = kPyroscopeMaxPartBytes;
+      o.part_max_samples = kPyroscopeMaxSamples;
       break;
     case STACKREC_EXPORT_DATADOG_AGENT:
     case STACKREC_EXPORT_DATADOG_AGENTLESS:
@@ -58,6 +60,43 @@ stackrec_status CheckWithCore(const stackrec_serialize_options& opts) {
   stackrec_encoded_free(encoded);
   stackrec_profile_free(profile);
   return st;
+}
+
+// Options whose every serialization the backend would refuse: Pyroscope
+// takes its own names, gzip or nothing, and parts within its limits;
+// Datadog parts of at most 10 MiB (backend_rules.h).
+stackrec_status CheckForBackend(stackrec_export_protocol protocol,
+                                const stackrec_serialize_options& o) {
+  if (protocol == STACKREC_EXPORT_PYROSCOPE) {
+    if (o.target != STACKREC_TARGET_PYROSCOPE) {
+      return Fail(STACKREC_INVALID_ARGUMENT,
+                  "opts.target is not STACKREC_TARGET_PYROSCOPE, whose names Pyroscope takes");
+    }
+    if (o.compression == STACKREC_COMPRESSION_ZSTD) {
+      return Fail(STACKREC_INVALID_ARGUMENT,
+                  "opts.compression is ZSTD, and Pyroscope's /ingest decodes gzip or nothing");
+    }
+    if (o.part_max_uncompressed_bytes == 0 ||
+        o.part_max_uncompressed_bytes > kPyroscopeMaxPartBytes) {
+      return Fail(STACKREC_INVALID_ARGUMENT,
+                  "opts.part_max_uncompressed_bytes is %zu; Pyroscope takes a part of 1 to %llu "
+                  "bytes (its 2 MiB rate burst less its labels)",
+                  o.part_max_uncompressed_bytes,
+                  static_cast<unsigned long long>(kPyroscopeMaxPartBytes));
+    }
+    if (o.part_max_samples == 0 || o.part_max_samples > kPyroscopeMaxSamples) {
+      return Fail(STACKREC_INVALID_ARGUMENT,
+                  "opts.part_max_samples is %zu; Pyroscope takes a part of 1 to 16000 samples",
+                  o.part_max_samples);
+    }
+  } else if (protocol != STACKREC_EXPORT_OTLP) {
+    if (o.part_max_bytes == 0 || o.part_max_bytes > kDatadogMaxPartBytes) {
+      return Fail(STACKREC_INVALID_ARGUMENT,
+                  "opts.part_max_bytes is %zu; Datadog takes a part of 1 to 10 MiB",
+                  o.part_max_bytes);
+    }
+  }
+  return STACKREC_OK;
 }
 
 }  // namespace
@@ -111,6 +150,7 @@ stackrec_status MakePeriodicJob(stackrec_export_protocol protocol, stackrec_reco
                 wanted == STACKREC_FORMAT_OTLP ? "STACKREC_FORMAT_OTLP" : "STACKREC_FORMAT_PPROF");
   }
   stackrec_status st = CheckWithCore(o);
+  if (st == STACKREC_OK) st = CheckForBackend(protocol, o);
   if (st != STACKREC_OK) return st;
   // Deep copy: the strings and attributes are the host's only for this call.
   job->service_name = Copy(o.service_name);
@@ -129,6 +169,11 @@ stackrec_status MakePeriodicJob(stackrec_export_protocol protocol, stackrec_reco
   job->opts.scope_name = View(job->scope_name);
   job->opts.scope_version = View(job->scope_version);
   job->opts.resource_attributes = job->attributes.empty() ? nullptr : job->attributes.data();
+  for (size_t i = 0; i < o.series_labels_len; ++i) {
+    job->series_label_text.push_back(Copy(o.series_labels[i]));
+  }
+  for (const std::string& label : job->series_label_text) job->series_labels.push_back(View(label));
+  job->opts.series_labels = job->series_labels.empty() ? nullptr : job->series_labels.data();
   *out = std::move(job);
   return STACKREC_OK;
 }

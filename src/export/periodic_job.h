@@ -25,13 +25,17 @@ struct PeriodicJob {
   std::string service_name, scope_name, scope_version;
   std::vector<std::string> attribute_text;  // key, value, key, value, ...
   std::vector<stackrec_attribute> attributes;
+  std::vector<std::string> series_label_text;
+  std::vector<stackrec_str> series_labels;
 };
 
 // Checks the arguments of stackrec_exporter_start_periodic_sized and builds
 // the job: `opts` NULL takes `protocol`'s defaults (docs/limits.md's
 // budgets); a given one must have the protocol's format and is checked by
 // serializing an empty profile with it, so a bad option is refused now, by
-// the core's own message, and not at every period.
+// the core's own message, and not at every period; and so are options
+// whose every output the backend would refuse (backend_rules.h), which
+// would lose each interval's samples.
 stackrec_status MakePeriodicJob(stackrec_export_protocol protocol, stackrec_recorder* recorder,
                                 const stackrec_serialize_options* opts, size_t opts_size,
                                 uint32_t period_ms, std::unique_ptr<PeriodicJob>* out);

@@ -57,33 +57,52 @@ void BuildPyroscope(const Config& c, const Payload& p, HttpRequest* r) {
     name += c.tags[i].first + "=" + c.tags[i].second;
   }
   name += "}";
+  // No format= in the query: Pyroscope reads the multipart form only when
+  // the query names no format, and with format=pprof takes the whole body
+  // as the profile (pkg/ingester/pyroscope/ingest_handler.go).
   // Whole seconds that cover the interval.
   const int64_t from = p.start_ns / 1000000000;
   const int64_t until = (p.end_ns + 999999999) / 1000000000;
   r->url = c.url + "?name=" + Escape(name) + "&from=" + std::to_string(from) +
            "&until=" + std::to_string(until) + "&spyName=" + Escape(c.spy_name) +
-           "&sampleRate=" + std::to_string(c.sample_rate) + "&format=pprof";
+           "&sampleRate=" + std::to_string(c.sample_rate);
   r->parts.push_back({"profile", "profile.pprof", "application/octet-stream", &p.body, ""});
 }
 
-void BuildDatadog(const Config& c, const Payload& p, HttpRequest* r) {
-  r->url = c.url;
-  std::string tags;
-  for (size_t i = 0; i < c.tags.size(); ++i) {
-    if (i > 0) tags += ",";
-    tags += c.tags[i].first + ":" + c.tags[i].second;
+// What Datadog's profilers describe of their process in event.json's
+// `info` (dd-trace-rb's collectors/info.rb has the same platform fields).
+std::string DatadogInfo(const ProcessIdentity& id) {
+  std::string e = "{\"platform\":{\"hostname\":";
+  AppendJsonString(id.hostname, &e);
+  e += ",\"kernel_name\":";
+  AppendJsonString(id.kernel_name, &e);
+  e += ",\"kernel_release\":";
+  AppendJsonString(id.kernel_release, &e);
+  e += ",\"kernel_version\":";
+  AppendJsonString(id.kernel_version, &e);
+  if (!id.container_id.empty()) {
+    e += ",\"container_id\":";
+    AppendJsonString(id.container_id, &e);
   }
+  e += "},\"profiler\":{\"name\":\"stackrec\",\"version\":\"" STACKREC_EXPORT_VERSION_STRING "\"}}";
+  return e;
+}
+
+void BuildDatadog(const Config& c, const ProcessIdentity& id, const Payload& p, HttpRequest* r) {
+  r->url = c.url;
   std::string e = "{\"attachments\":[\"profile.pprof\"],\"tags_profiler\":";
-  AppendJsonString(tags, &e);
+  AppendJsonString(DatadogTags(c, id), &e);
   e += ",\"start\":";
   AppendJsonString(Rfc3339Nanos(p.start_ns), &e);
   e += ",\"end\":";
   AppendJsonString(Rfc3339Nanos(p.end_ns), &e);
   e += ",\"family\":";
   AppendJsonString(c.family, &e);
-  e += ",\"version\":\"4\"";
-  if (!p.endpoint_counts.empty()) {
-    e += ",\"endpoint_counts\":{";
+  e += ",\"version\":\"4\",\"endpoint_counts\":";
+  if (p.endpoint_counts.empty()) {
+    e += "null";  // as libdatadog writes no counts
+  } else {
+    e += "{";
     for (size_t i = 0; i < p.endpoint_counts.size(); ++i) {
       if (i > 0) e += ",";
       AppendJsonString(p.endpoint_counts[i].first, &e);
@@ -91,6 +110,9 @@ void BuildDatadog(const Config& c, const Payload& p, HttpRequest* r) {
     }
     e += "}";
   }
+  e += ",\"process_tags\":null,\"internal\":{\"stackrec_version\":\"" STACKREC_EXPORT_VERSION_STRING
+       "\"},\"info\":";
+  e += DatadogInfo(id);
   e += "}";
   r->parts.push_back({"event", "event.json", "application/json", nullptr, std::move(e)});
   r->parts.push_back({"profile.pprof", "profile.pprof", "application/octet-stream", &p.body, ""});
@@ -99,11 +121,44 @@ void BuildDatadog(const Config& c, const Payload& p, HttpRequest* r) {
   if (c.protocol == STACKREC_EXPORT_DATADOG_AGENTLESS) {
     r->headers.push_back("DD-API-KEY: " + c.api_key);
   }
+  // The entity headers libdatadog sends, by which the agent tags the
+  // profile with its container (libdd-profiling/src/exporter/
+  // profile_exporter.rs).
+  if (!id.container_id.empty()) r->headers.push_back("Datadog-Container-ID: " + id.container_id);
+  if (!id.entity_id.empty()) r->headers.push_back("Datadog-Entity-ID: " + id.entity_id);
+  if (!id.external_env.empty()) r->headers.push_back("Datadog-External-Env: " + id.external_env);
 }
 
 }  // namespace
 
-HttpRequest BuildRequest(const Config& c, const Payload& p) {
+std::string DatadogTags(const Config& c, const ProcessIdentity& id) {
+  std::string tags;
+  auto add = [&](const std::string& key, const std::string& value) {
+    if (!tags.empty()) tags += ",";
+    tags += key + ":" + value;
+  };
+  for (const auto& [key, value] : c.tags) add(key, value);
+  auto has = [&](const char* key) {
+    for (const auto& tag : c.tags) {
+      if (tag.first == key) return true;
+    }
+    return false;
+  };
+  const std::pair<const char*, std::string> tracer_tags[] = {
+      {"language", c.family},
+      {"process_id", std::to_string(id.pid)},
+      {"runtime-id", id.runtime_id},
+      {"host", id.hostname},
+      {"profiler_version", "stackrec-" STACKREC_EXPORT_VERSION_STRING},
+  };
+  for (const auto& [key, value] : tracer_tags) {
+    if (!has(key) && !value.empty()) add(key, value);
+  }
+  if (!has("runtime_platform")) add("runtime_platform", id.runtime_platform);
+  return tags;
+}
+
+HttpRequest BuildRequest(const Config& c, const ProcessIdentity& id, const Payload& p) {
   HttpRequest r;
   AddCommonHeaders(c, &r);
   switch (c.protocol) {
@@ -115,7 +170,7 @@ HttpRequest BuildRequest(const Config& c, const Payload& p) {
       break;
     case STACKREC_EXPORT_DATADOG_AGENT:
     case STACKREC_EXPORT_DATADOG_AGENTLESS:
-      BuildDatadog(c, p, &r);
+      BuildDatadog(c, id, p, &r);
       break;
   }
   return r;

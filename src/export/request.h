@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "export/export_config.h"
+#include "export/process_identity.h"
 
 namespace stackrec_export {
 
@@ -23,6 +24,7 @@ namespace stackrec_export {
 struct Payload {
   std::string body;
   int64_t start_ns = 0, end_ns = 0;
+  uint64_t uncompressed_bytes = 0;  // the part's message before compression
   // The serialization's endpoint counts: part 0's payload only.
   std::vector<std::pair<std::string, int64_t>> endpoint_counts;
 };
@@ -44,8 +46,13 @@ struct HttpRequest {
 };
 
 // The request that ships `p` as the configured protocol says
-// (docs/exporting.md). `p` must outlive the request.
-HttpRequest BuildRequest(const Config& c, const Payload& p);
+// (docs/exporting.md), from the process `id`. `p` must outlive the request.
+HttpRequest BuildRequest(const Config& c, const ProcessIdentity& id, const Payload& p);
+
+// Datadog's tags_profiler: the host's tags, then those a tracer sends that
+// the host did not set (language, process_id, runtime-id, host,
+// profiler_version), then runtime_platform, last, as libdatadog adds it.
+std::string DatadogTags(const Config& c, const ProcessIdentity& id);
 
 }  // namespace stackrec_export
 

@@ -292,3 +292,72 @@ TEST_CASE("STACKREC_TIMED_OUT has its name, and last_error_set sets the thread's
 
 }  // namespace
 }  // namespace stackrec_test
+
+namespace stackrec_test {
+namespace {
+
+TEST_CASE("options Pyroscope would refuse are refused when the exporter is created") {
+  struct Case {
+    std::vector<stackrec_attribute> tags;
+    const char* app_name;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{}, "my app", "opts.app_name holds ' ', and Pyroscope takes a service name of"},
+      {{}, "svc:1", "opts.app_name holds ':', and Pyroscope takes"},
+      {{{S("thread name"), S("x")}},
+       "app",
+       "opts.tags[0].key holds ' ', and Pyroscope takes a label"},
+      {{{S("a"), S("1")}, {S("thread-name"), S("x")}}, "app", "opts.tags[1].key holds '-'"},
+      {{{S("1k"), S("v")}}, "app", "opts.tags[0].key starts with a digit, which Pyroscope 1.x"},
+      {{{S("__foo"), S("v")}}, "app", "opts.tags[0].key starts with \"__\", which Pyroscope drops"},
+      {{{S("env"), S("")}}, "app", "opts.tags[0].value is empty, and Pyroscope drops a label"},
+      {{{S("env"), S("a")}, {S("env"), S("b")}}, "app", "opts.tags[1].key repeats an earlier key"},
+      {std::vector<stackrec_attribute>(11, stackrec_attribute{S("k"), S("v")}), "app",
+       "opts.tags_len 11: Pyroscope takes 30 label names a series"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.message);
+    stackrec_exporter_options o = Valid(STACKREC_EXPORT_PYROSCOPE);
+    o.app_name = S(c.app_name);
+    o.tags = c.tags.data();
+    o.tags_len = c.tags.size();
+    stackrec_exporter* e = reinterpret_cast<stackrec_exporter*>(1);
+    CHECK(stackrec_exporter_new(&o, &e) == STACKREC_INVALID_ARGUMENT);
+    CHECK(e == nullptr);
+    CHECK(std::string(stackrec_last_error()).find(c.message) == 0);
+  }
+  // What Pyroscope takes: dots and slashes in the app name, dots in keys,
+  // a value with spaces.
+  stackrec_exporter_options o = Valid(STACKREC_EXPORT_PYROSCOPE);
+  o.app_name = S("shop/checkout-api.v2");
+  stackrec_attribute tags[] = {{S("k8s.namespace"), S("prod blue/1")}};
+  o.tags = tags;
+  o.tags_len = 1;
+  stackrec_exporter* e = nullptr;
+  REQUIRE(stackrec_exporter_new(&o, &e) == STACKREC_OK);
+  stackrec_exporter_free(e);
+}
+
+TEST_CASE("tags libdatadog would refuse are refused when the exporter is created") {
+  const std::pair<stackrec_attribute, const char*> cases[] = {
+      {{S(":env"), S("prod")}, "opts.tags[0].key begins with a colon, which libdatadog refuses"},
+      {{S("env"), S("")}, "opts.tags[0].value is empty, and libdatadog refuses a tag that ends"},
+      {{S("env"), S("prod:")}, "opts.tags[0].value is ending with ':', and libdatadog refuses"},
+  };
+  for (const auto& [tag, message] : cases) {
+    INFO(message);
+    for (auto protocol : {STACKREC_EXPORT_DATADOG_AGENT, STACKREC_EXPORT_DATADOG_AGENTLESS}) {
+      stackrec_exporter_options o = Valid(protocol);
+      o.api_key = S("key");
+      o.tags = &tag;
+      o.tags_len = 1;
+      stackrec_exporter* e = reinterpret_cast<stackrec_exporter*>(1);
+      CHECK(stackrec_exporter_new(&o, &e) == STACKREC_INVALID_ARGUMENT);
+      CHECK(std::string(stackrec_last_error()).find(message) == 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stackrec_test

@@ -188,7 +188,23 @@ TEST_CASE("periodic mode takes serialize options of the protocol's format only")
   opts.resource_attributes = attrs;
   opts.resource_attributes_len = 1;
   opts.part_max_samples = 100;
+  // Options whose every output Pyroscope would refuse.
+  CHECK(stackrec_exporter_start_periodic(e.get(), recorder.get(), &opts, 20) ==
+        STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()) ==
+        "opts.target is not STACKREC_TARGET_PYROSCOPE, whose names Pyroscope takes");
+  opts.target = STACKREC_TARGET_PYROSCOPE;
+  CHECK(stackrec_exporter_start_periodic(e.get(), recorder.get(), &opts, 20) ==
+        STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()).find("opts.part_max_uncompressed_bytes is 0") == 0);
+  opts.part_max_uncompressed_bytes = 1 << 20;
+  // The series labels are copied: the host's array is gone after the call.
+  std::vector<stackrec_str> series = {S("thread name")};
+  opts.series_labels = series.data();
+  opts.series_labels_len = 1;
   REQUIRE(stackrec_exporter_start_periodic(e.get(), recorder.get(), &opts, 20) == STACKREC_OK);
+  series.clear();
+  series.shrink_to_fit();  // a read of the host's array would now be a use after free
   REQUIRE(r.WaitForRequests(1, 10000));
   REQUIRE(stackrec_exporter_shutdown(e.get(), 2000) == STACKREC_OK);
   CHECK(r.Requests()[0].path == "/ingest");

@@ -51,7 +51,9 @@ inline stackrec_export_stats StatsOf(const stackrec_exporter* e) {
 }
 
 // A profile with `samples` samples, each the stack {name, "main"} with its
-// own line, serialized gzip'd as `format` with `opts`' budgets.
+// own line, serialized gzip'd as `format` with `opts`' budgets. pprof is
+// serialized for Pyroscope unless `opts` names a target: every pprof
+// protocol takes what Pyroscope takes.
 inline EncodedPtr ProfileNamed(const std::string& name, stackrec_format format, int samples = 1,
                                stackrec_serialize_options opts = stackrec_serialize_options{}) {
   ProfilePtr p = NewProfile();
@@ -61,6 +63,9 @@ inline EncodedPtr ProfileNamed(const std::string& name, stackrec_format format, 
     Add(p.get(), b);
   }
   opts.format = format;
+  if (format == STACKREC_FORMAT_PPROF && opts.target == STACKREC_TARGET_ANY) {
+    opts.target = STACKREC_TARGET_PYROSCOPE;
+  }
   stackrec_encoded* out = nullptr;
   const stackrec_status st = stackrec_profile_serialize(p.get(), &opts, &out);
   INFO(stackrec_last_error());

@@ -4,6 +4,9 @@
 // Each protocol's request, as the receiver parsed it: URL and query,
 // headers, multipart parts, event.json, and the profile decoded with the
 // generated classes and compared with what was recorded.
+#include <unistd.h>
+
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +43,12 @@ Json ParseEvent(const ReceivedRequest& req) {
   REQUIRE(ParseJson(event->data, &j, &error));
   REQUIRE(j.type == Json::Type::kObject);
   return j;
+}
+
+// "1.3.0": the version the libraries were built as.
+std::string Version() {
+  return std::to_string(STACKREC_VERSION_MAJOR) + "." + std::to_string(STACKREC_VERSION_MINOR) +
+         "." + std::to_string(STACKREC_VERSION_PATCH);
 }
 
 std::string Text(const Json& j, const std::string& key) {
@@ -137,7 +146,9 @@ TEST_CASE("a Pyroscope request names the series in its query and carries the pro
   CHECK(req.query.at("until") == std::to_string(end_s));
   CHECK(req.query.at("spyName") == "stackrec");
   CHECK(req.query.at("sampleRate") == "99");
-  CHECK(req.query.at("format") == "pprof");
+  // No format=: with one, Pyroscope would read the whole multipart body as
+  // the pprof (pkg/ingester/pyroscope/ingest_handler.go).
+  CHECK(req.query.count("format") == 0);
   // "grafana:s3cret-password" in base64.
   CHECK(req.Header("authorization") == "Basic Z3JhZmFuYTpzM2NyZXQtcGFzc3dvcmQ=");
   CHECK(req.Header("x-scope-orgid") == "team-a");
@@ -203,8 +214,40 @@ TEST_CASE("a Datadog agent request has event.json and profile.pprof") {
   REQUIRE(attachments != nullptr);
   REQUIRE(attachments->items.size() == 1);
   CHECK(attachments->items[0].text == "profile.pprof");
-  CHECK(Text(event, "tags_profiler") == "service:checkout,env:prod \"blue\"\\");
+  // The host's tags, then what a tracer sends that they do not set, then
+  // runtime_platform, last, as libdatadog adds it.
+  const std::string sent = Text(event, "tags_profiler");
+  const std::string host_tags = "service:checkout,env:prod \"blue\"\\,";
+  REQUIRE(sent.compare(0, host_tags.size(), host_tags) == 0);
+  std::vector<std::string> added;
+  for (size_t at = host_tags.size(); at < sent.size();) {
+    const size_t comma = std::min(sent.find(',', at), sent.size());
+    added.push_back(sent.substr(at, comma - at));
+    at = comma + 1;
+  }
+  REQUIRE(added.size() == 6);
+  CHECK(added[0] == "language:cpp");
+  CHECK(added[1] == "process_id:" + std::to_string(getpid()));
+  CHECK(added[2].size() == std::string("runtime-id:").size() + 36);
+  CHECK(added[2].compare(0, 11, "runtime-id:") == 0);
+  CHECK(added[2][11 + 14] == '4');  // a version 4 UUID
+  CHECK(added[3].compare(0, 5, "host:") == 0);
+  CHECK(added[4] == "profiler_version:stackrec-" + Version());
+  CHECK(added[5].compare(0, 17, "runtime_platform:") == 0);
   CHECK(Text(event, "family") == "cpp");
+  // internal and info are objects; process_tags is null, as libdatadog
+  // writes them.
+  REQUIRE(event.Get("internal") != nullptr);
+  REQUIRE(event.Get("internal")->type == Json::Type::kObject);
+  CHECK(Text(*event.Get("internal"), "stackrec_version") == Version());
+  const Json* info = event.Get("info");
+  REQUIRE(info != nullptr);
+  REQUIRE(info->type == Json::Type::kObject);
+  REQUIRE(info->Get("platform") != nullptr);
+  CHECK_FALSE(Text(*info->Get("platform"), "kernel_name").empty());
+  CHECK(Text(*info->Get("profiler"), "name") == "stackrec");
+  REQUIRE(event.Get("process_tags") != nullptr);
+  CHECK(event.Get("process_tags")->type == Json::Type::kNull);
   CHECK(Text(event, "version") == "4");
   const std::string start = Text(event, "start"), end = Text(event, "end");
   CHECK(start.size() == 30);  // 2026-01-02T03:04:05.123456789Z
@@ -285,7 +328,8 @@ TEST_CASE("every part of a split profile is a request with the same interval, co
     }
     CHECK(Text(event, "start") == start);
     CHECK(Text(event, "end") == end);
-    if (event.Get("endpoint_counts") != nullptr) {
+    REQUIRE(event.Get("endpoint_counts") != nullptr);
+    if (event.Get("endpoint_counts")->type != Json::Type::kNull) {
       ++with_counts;
       CHECK(event.Get("endpoint_counts")->Get("GET /a")->text == "7");
     }
@@ -295,6 +339,63 @@ TEST_CASE("every part of a split profile is a request with the same interval, co
   CHECK(with_counts == 1);
   CHECK(frames.size() == 40);
   CHECK(StatsOf(e.get()).requests_sent == parts);
+}
+
+TEST_CASE("a part a backend would refuse is not sent, and the caller keeps the profile") {
+  Receiver r;
+  const std::string url = r.url();
+  ExporterPtr pyroscope = NewExporter(FastOptions(STACKREC_EXPORT_PYROSCOPE, url));
+  stackrec_serialize_options any{};
+  any.target = STACKREC_TARGET_ANY;
+  struct Case {
+    EncodedPtr encoded;
+    std::string message;
+  };
+  stackrec_serialize_options zstd{};
+  zstd.compression = STACKREC_COMPRESSION_ZSTD;
+  zstd.target = STACKREC_TARGET_PYROSCOPE;
+  Case cases[] = {
+      {[] {  // recorded names, not Pyroscope's
+         ProfilePtr p = NewProfile();
+         SampleBuilder b;
+         b.Frame("f").Values({1, 1, 1});
+         Add(p.get(), b);
+         stackrec_encoded* out = nullptr;
+         REQUIRE(stackrec_profile_serialize(p.get(), nullptr, &out) == STACKREC_OK);
+         return EncodedPtr(out);
+       }(),
+       "not sent: part 0 of 1: it was not serialized for Pyroscope: set opts.target = "
+       "STACKREC_TARGET_PYROSCOPE"},
+      {ProfileNamed("f", STACKREC_FORMAT_PPROF, 1, zstd),
+       "not sent: part 0 of 1: it is zstd, and Pyroscope's /ingest decodes gzip or nothing"},
+      {ProfileNamed("f", STACKREC_FORMAT_OTLP),
+       "not sent: part 0 of 1: it is OTLP, and this "
+       "protocol sends pprof"},
+      {ProfileNamed("f", STACKREC_FORMAT_PPROF, 16001),
+       "not sent: part 0 of 1: it has 16001 samples, over Pyroscope's 16,000"},
+  };
+  uint64_t refused = 0;
+  for (Case& c : cases) {
+    INFO(c.message);
+    CHECK(stackrec_exporter_send(pyroscope.get(), c.encoded.get()) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()).find(c.message) == 0);
+    ++refused;
+    const stackrec_export_stats st = StatsOf(pyroscope.get());
+    CHECK(st.refused_before_sending == refused);
+    CHECK(st.requests_queued == 0);
+    CHECK(std::string(st.last_error).find(c.message) == 0);
+    // The profile is still the caller's to send elsewhere.
+    CHECK(stackrec_encoded_size(c.encoded.get()) > 0);
+  }
+  // An OTLP collector takes OTLP only; Datadog takes any pprof.
+  ExporterPtr otlp = NewExporter(FastOptions(STACKREC_EXPORT_OTLP, url));
+  EncodedPtr pprof = ProfileNamed("f", STACKREC_FORMAT_PPROF, 1, any);
+  CHECK(stackrec_exporter_send(otlp.get(), pprof.get()) == STACKREC_INVALID_ARGUMENT);
+  CHECK(std::string(stackrec_last_error()).find("not sent: part 0 of 1: it is pprof") == 0);
+  ExporterPtr datadog = NewExporter(FastOptions(STACKREC_EXPORT_DATADOG_AGENT, url));
+  SendOk(datadog.get(), pprof.get());
+  FlushOk(datadog.get());
+  CHECK(r.RequestCount() == 1);
 }
 
 }  // namespace

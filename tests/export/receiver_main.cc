@@ -7,10 +7,12 @@
 // then either runs a command with "{url}" in its arguments replaced by the
 // receiver's URL (the usual way: no race over the port), or writes the port
 // to a file and waits. It stops once the command exits (or `--seconds`
-// pass), then checks every request as the protocol's backend would
-// (path, headers, parts, event.json, the profile decoded with the generated
-// classes), prints what it got, and exits 0 only if at least `--expect`
-// requests came and all were right.
+// pass), then judges every request by the backend's own rules, ported from
+// its source (backends/): Pyroscope's /ingest at main and at 1.x, each of
+// which must store it; Datadog's agent and libdatadog's request; an OTLP
+// collector's decoding. It prints what each stored (requests, bytes,
+// samples, Pyroscope's series and profile types) and exits 0 only if at
+// least `--expect` requests came and every one was stored.
 //
 //   stackrec-export-receiver --protocol otlp|pyroscope|datadog
 //       [--expect N] [--seconds T] [--port-file F] [-- command args...]
@@ -21,11 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "export/json_reader.h"
+#include "export/backends/datadog_rules.h"
+#include "export/backends/pyroscope_rules.h"
 #include "export/receiver.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 #include "profile.pb.h"
@@ -33,14 +37,23 @@
 
 namespace {
 
-using stackrec_test::Json;
 using stackrec_test::ReceivedRequest;
 
-// What is wrong with `req` for `protocol` ("" if nothing), and its samples.
-std::string Check(const std::string& protocol, const ReceivedRequest& req, int* samples) {
-  std::string profile_bytes;
-  if (req.method != "POST") return "method " + req.method;
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What `req` stored, as `protocol`'s backend judges it: "" when stored,
+// else why not. *samples counts the samples it held; *series and *types
+// gather Pyroscope's series and profile types.
+std::string Check(const std::string& protocol, const ReceivedRequest& req, int* samples,
+                  std::set<std::string>* series, std::set<std::string>* types) {
   if (protocol == "otlp") {
+    // The collector's OTLP/HTTP receiver: POST to the profiles path, a
+    // protobuf body, gzip or zstd as Content-Encoding says.
+    if (req.method != "POST") return "method " + req.method;
     if (req.path != "/v1development/profiles") return "path " + req.path;
     if (req.Header("content-type") != "application/x-protobuf") return "content-type";
     const std::string encoding = req.Header("content-encoding");
@@ -62,38 +75,43 @@ std::string Check(const std::string& protocol, const ReceivedRequest& req, int* 
     return "";
   }
   if (protocol == "pyroscope") {
-    if (req.path != "/ingest") return "path " + req.path;
-    for (const char* key : {"name", "from", "until", "spyName", "sampleRate", "format"}) {
-      if (req.query.count(key) == 0) return std::string("no query parameter ") + key;
+    namespace py = stackrec_test::pyroscope;
+    std::string problems;
+    for (py::Version v : {py::Version::kMain, py::Version::kV1}) {
+      const py::Verdict verdict = py::Ingest(v, req, NowNs());
+      if (!verdict.stored) {
+        problems += std::string(problems.empty() ? "" : "; ") + "Pyroscope " + py::VersionName(v) +
+                    " answers " + std::to_string(verdict.status) +
+                    (verdict.message.empty() ? ", storing nothing" : ": " + verdict.message);
+        continue;
+      }
+      if (v == py::Version::kMain) {
+        series->insert(verdict.series.begin(), verdict.series.end());
+        types->insert(verdict.profile_types.begin(), verdict.profile_types.end());
+      }
     }
-    if (req.query.at("format") != "pprof") return "format " + req.query.at("format");
-    if (std::stoll(req.query.at("from")) > std::stoll(req.query.at("until"))) return "from > until";
-    const auto* part = req.Part("profile");
-    if (part == nullptr) return "no part 'profile'";
-    profile_bytes = part->data;
-  } else if (protocol == "datadog") {
-    if (req.path != "/profiling/v1/input") return "path " + req.path;
-    if (req.Header("dd-evp-origin").empty()) return "no DD-EVP-ORIGIN";
-    const auto* event = req.Part("event");
-    const auto* part = req.Part("profile.pprof");
-    if (event == nullptr || part == nullptr) return "no part 'event' or 'profile.pprof'";
-    Json j;
-    std::string error;
-    if (!stackrec_test::ParseJson(event->data, &j, &error)) return "event.json: " + error;
-    for (const char* key : {"attachments", "tags_profiler", "start", "end", "family", "version"}) {
-      if (j.Get(key) == nullptr) return std::string("event.json has no ") + key;
+    if (!problems.empty()) return problems;
+    std::string raw;
+    perftools::profiles::Profile p;
+    if (stackrec_test::DecompressAny(req.Part("profile")->data, &raw) && p.ParseFromString(raw)) {
+      *samples = p.sample_size();
     }
-    if (j.Get("version")->text != "4") return "event.json version";
-    profile_bytes = part->data;
-  } else {
-    return "unknown protocol " + protocol;
+    return "";
   }
-  std::string raw;
-  if (!stackrec_test::DecompressAny(profile_bytes, &raw)) return "the profile does not decompress";
-  perftools::profiles::Profile p;
-  if (!p.ParseFromString(raw)) return "the profile is not a pprof Profile";
-  *samples = p.sample_size();
-  return "";
+  if (protocol == "datadog") {
+    const stackrec_test::datadog::Verdict verdict = stackrec_test::datadog::Upload(req, false);
+    if (!verdict.stored()) {
+      return "the agent answers " + std::to_string(verdict.status) + ": " + verdict.message;
+    }
+    std::string raw;
+    perftools::profiles::Profile p;
+    if (stackrec_test::DecompressAny(req.Part("profile.pprof")->data, &raw) &&
+        p.ParseFromString(raw)) {
+      *samples = p.sample_size();
+    }
+    return "";
+  }
+  return "unknown protocol " + protocol;
 }
 
 int Usage(const char* argv0) {
@@ -171,13 +189,21 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   const std::vector<ReceivedRequest> requests = receiver.Requests();
+  std::set<std::string> series, types;
+  size_t bytes = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
     int samples = 0;
-    const std::string problem = Check(protocol, requests[i], &samples);
+    const std::string problem = Check(protocol, requests[i], &samples, &series, &types);
     std::printf("receiver: request %zu: %s, %zu bytes, %d samples%s%s\n", i,
                 requests[i].target.c_str(), requests[i].body.size(), samples,
-                problem.empty() ? "" : ": WRONG: ", problem.c_str());
+                problem.empty() ? ", stored" : ": REFUSED: ", problem.c_str());
     ok = ok && problem.empty();
+    bytes += requests[i].body.size();
+  }
+  std::printf("receiver: %zu request(s), %zu bytes\n", requests.size(), bytes);
+  if (protocol == "pyroscope") {
+    std::printf("receiver: %zu series, %zu profile type(s)\n", series.size(), types.size());
+    for (const std::string& t : types) std::printf("receiver:   %s\n", t.c_str());
   }
   for (const std::string& e : receiver.errors()) {
     std::printf("receiver: malformed request: %s\n", e.c_str());
