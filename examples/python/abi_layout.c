@@ -122,6 +122,9 @@ int main(void) {
   FIELD(stackrec_serialize_options, part_max_samples);
   FIELD(stackrec_serialize_options, max_parts);
   FIELD(stackrec_serialize_options, compress_threads);
+  FIELD(stackrec_serialize_options, target);
+  FIELD(stackrec_serialize_options, series_labels);
+  FIELD(stackrec_serialize_options, series_labels_len);
 
   STRUCT(stackrec_part);
   FIELD(stackrec_part, data);
@@ -222,5 +225,7 @@ int main(void) {
   FIELD(stackrec_export_stats, serialize_failed);
   FIELD(stackrec_export_stats, last_http_status);
   FIELD(stackrec_export_stats, last_error);
+  FIELD(stackrec_export_stats, refused_before_sending);
+  FIELD(stackrec_export_stats, dropped_too_old);
   return 0;
 }

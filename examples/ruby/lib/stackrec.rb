@@ -18,8 +18,10 @@
 #   endpoint:, ...) with stackrec_exporter_options' fields as keywords,
 #   #send(encoded), #start_periodic(recorder, period_ms, **serialize
 #   options), #flush(timeout_ms), #stats, #shutdown(timeout_ms),
-#   #reset_after_fork. Defined only when the extension was built against a
-#   stackrec with libstackrec_export (ext/stackrec_ruby/exporter.c).
+#   #reset_after_fork, and Exporter.serialize_options(protocol), what
+#   #serialize takes to make what that backend keeps (exporter.rb). Defined
+#   only when the extension was built against a stackrec with
+#   libstackrec_export (ext/stackrec_ruby/exporter.c).
 #
 # The native half (ext/stackrec_ruby) links the installed libstackrec.so.1;
 # docs/embedding.md ("Ruby") is the user's guide.
@@ -31,3 +33,4 @@ require "stackrec/encoded"
 require "stackrec/recorder"
 require "stackrec/stack_recorder"
 require "stackrec/heap_profiler"
+require "stackrec/exporter"

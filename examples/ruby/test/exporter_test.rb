@@ -12,6 +12,7 @@
 # with the gem installed (GEM_HOME), built against a stackrec with
 # libstackrec_export; CTest runs it against the installed gem
 # (examples/ruby/CMakeLists.txt).
+require "json"
 require "minitest/autorun"
 require "io/wait"
 require "socket"
@@ -131,15 +132,49 @@ class ExporterTest < Minitest::Test
     receiver = Receiver.new([200])
     exporter = Stackrec::Exporter.new(protocol: :pyroscope, endpoint: receiver.url, app_name: "checkout",
                                       tags: {env: "prod", "region" => "eu-west-1"})
-    exporter.send(@recorder.serialize)
+    exporter.send(@recorder.serialize(**Stackrec::Exporter.serialize_options(:pyroscope)))
     assert_equal true, exporter.flush(2000)
 
     request, = receiver.requests
     assert_equal ["POST", "/ingest"], [request.method, request.path]
     query = URI.decode_www_form(request.query).to_h
     assert_equal "checkout{env=prod,region=eu-west-1}", query["name"]
-    assert_equal ["pprof", "stackrec"], query.values_at("format", "spyName")
+    # No format: with one, Pyroscope would read the whole form as the pprof.
+    assert_equal [nil, "stackrec"], query.values_at("format", "spyName")
     assert_equal [SHOW], DecodedProfile.new(multipart_file(request, "profile")).samples.map(&:frames)
+  end
+
+  def test_a_profile_the_backend_would_refuse_is_not_sent_and_stays_with_the_caller
+    receiver = Receiver.new([])
+    exporter = Stackrec::Exporter.new(protocol: :pyroscope, endpoint: receiver.url, app_name: "a")
+    encoded = @recorder.serialize # recorded names: "cpu-samples" holds a '-'
+    error = assert_raises(Stackrec::InvalidArgument) { exporter.send(encoded) }
+    assert_match(/not serialized for Pyroscope: set opts.target/, error.message)
+    assert_equal [1, 0], exporter.stats.values_at(:refused_before_sending, :requests_queued)
+    refute_empty encoded.data
+    error = assert_raises(Stackrec::InvalidArgument) do
+      Stackrec::Exporter.new(protocol: :pyroscope, endpoint: receiver.url, app_name: "my app")
+    end
+    assert_match(/app_name holds ' ', and Pyroscope takes a service name of/, error.message)
+    error = assert_raises(Stackrec::InvalidArgument) do
+      Stackrec::Exporter.new(protocol: :datadog_agent, endpoint: receiver.url, tags: {"env" => ""})
+    end
+    assert_match(/libdatadog refuses a tag/, error.message)
+  end
+
+  def test_datadog_files_the_profile_under_the_ruby_family_with_a_tracers_tags
+    receiver = Receiver.new([200])
+    exporter = Stackrec::Exporter.new(protocol: :datadog_agent, endpoint: receiver.url,
+                                      tags: {"service" => "shop"})
+    exporter.send(@recorder.serialize(**Stackrec::Exporter.serialize_options(:datadog_agent)))
+    assert_equal true, exporter.flush(2000)
+    request, = receiver.requests
+    event = JSON.parse(multipart_file(request, "event"))
+    assert_equal "ruby", event["family"]
+    tags = event["tags_profiler"].split(",")
+    assert_equal ["service:shop", "language:ruby", "process_id:#{Process.pid}"], tags.first(3)
+    assert_match(/\Aruntime-id:\h{8}-\h{4}-4\h{3}-\h{4}-\h{12}\z/, tags[3])
+    assert_match(/\Aruntime_platform:/, tags.last)
   end
 
   def test_a_503_is_retried_and_counted
@@ -200,7 +235,9 @@ class ExporterTest < Minitest::Test
                                       max_retries: -1)
     assert_raises(TypeError) { exporter.start_periodic(Stackrec::Profile.new(sample_types: {"a" => "count"}), 20) }
     exporter.start_periodic(@recorder, 20)
-    error = assert_raises(Stackrec::InvalidArgument) { exporter.start_periodic(@recorder, 20, format: :pprof) }
+    error = assert_raises(Stackrec::InvalidArgument) do
+      exporter.start_periodic(@recorder, 20, **Stackrec::Exporter.serialize_options(:pyroscope))
+    end
     assert_match(/already serializes a recorder periodically/, error.message)
 
     request, = receiver.requests

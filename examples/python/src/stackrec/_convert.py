@@ -281,6 +281,7 @@ def profile_options(types: list[tuple[Any, Any]], enabled: Sequence[bool] | Mapp
 
 COMPRESSIONS = {"gzip": 0, "none": 1, "zstd": 2}
 FORMATS = {"pprof": 0, "otlp": 1}
+TARGETS = {"any": 0, "pyroscope": 1}
 UPSCALING_KINDS = {"proportional": 0, "poisson": 1}
 
 
@@ -294,7 +295,8 @@ def serialize_options(compression: str, level: int, format: str, service_name: A
                       resource_attributes: MappingType[Any, Any] | Iterable[tuple[Any, Any]] | None,
                       scope_name: Any, scope_version: Any, part_max_bytes: int,
                       part_max_uncompressed_bytes: int, part_max_samples: int, max_parts: int,
-                      compress_threads: int) -> c.SerializeOptions:
+                      compress_threads: int, target: str = "any",
+                      series_labels: Iterable[Any] = ()) -> c.SerializeOptions:
     options = c.SerializeOptions()
     options.compression = choice(compression, COMPRESSIONS, "compression")
     options.level = to_int(level, "level", (-2**31, 2**31 - 1))
@@ -315,6 +317,12 @@ def serialize_options(compression: str, level: int, format: str, service_name: A
     options.part_max_samples = to_int(part_max_samples, "part_max_samples", SIZE)
     options.max_parts = to_int(max_parts, "max_parts", SIZE)
     options.compress_threads = to_int(compress_threads, "compress_threads", (-2**31, 2**31 - 1))
+    options.target = choice(target, TARGETS, "target")
+    if isinstance(series_labels, (str, bytes)):
+        raise TypeError("series_labels must be an iterable of label keys, not one string")
+    labels = [to_str(key, f"series_labels[{i}]") for i, key in enumerate(series_labels)]
+    options.series_labels = (c.Str * len(labels))(*labels)
+    options.series_labels_len = len(labels)
     return options
 
 

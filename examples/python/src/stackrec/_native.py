@@ -179,7 +179,8 @@ class SerializeOptions(ctypes.Structure):
                 ("scope_name", Str), ("scope_version", Str),
                 ("part_max_bytes", c_size_t), ("part_max_uncompressed_bytes", c_size_t),
                 ("part_max_samples", c_size_t), ("max_parts", c_size_t),
-                ("compress_threads", ctypes.c_int)]
+                ("compress_threads", ctypes.c_int), ("target", ctypes.c_int),
+                ("series_labels", ctypes.POINTER(Str)), ("series_labels_len", c_size_t)]
 
 
 class Part(ctypes.Structure):
@@ -267,6 +268,14 @@ encoded_endpoint_counts_len = _declare("encoded_endpoint_counts_len", c_size_t, 
 encoded_endpoint_count = _declare("encoded_endpoint_count", status_t, handle_t, c_size_t,
                                   P(StrView), P(c_int64))
 encoded_stats = _declare_sized("encoded_stats", status_t, EncodeStats, handle_t, P(EncodeStats))
+# What the output is, which libstackrec_export reads to hold a part to its
+# backend's rules; declared so that the header check finds every function.
+encoded_format = _declare("encoded_format", ctypes.c_int, handle_t)
+encoded_target = _declare("encoded_target", ctypes.c_int, handle_t)
+encoded_compression = _declare("encoded_compression", ctypes.c_int, handle_t)
+encoded_sample_types_len = _declare("encoded_sample_types_len", c_size_t, handle_t)
+encoded_sample_type = _declare("encoded_sample_type", status_t, handle_t, c_size_t, P(StrView),
+                               P(StrView))
 encoded_free = _declare("encoded_free", None, handle_t)
 
 

@@ -56,7 +56,8 @@ class ExportStats(ctypes.Structure):
         "requests_queued", "queued", "requests_sent", "bytes_sent", "retries", "failed_http_4xx",
         "failed_too_large", "failed_http_5xx", "failed_connection", "dropped", "abandoned",
         "partial_success_rejected", "serialize_failed")] + [
-        ("last_http_status", ctypes.c_int64), ("last_error", ctypes.c_char * 256)]
+        ("last_http_status", ctypes.c_int64), ("last_error", ctypes.c_char * 256),
+        ("refused_before_sending", ctypes.c_uint64), ("dropped_too_old", ctypes.c_uint64)]
 
 
 class ExportStatsDict(TypedDict):
@@ -77,6 +78,8 @@ class ExportStatsDict(TypedDict):
     serialize_failed: int
     last_http_status: int
     last_error: str
+    refused_before_sending: int
+    dropped_too_old: int
 
 
 def _candidates() -> tuple[list[str], list[str]]:
@@ -176,14 +179,39 @@ class Exporter:
     """Sends serialized profiles from a bounded queue on its own thread:
     send() returns at once. protocol is "otlp", "pyroscope", "datadog_agent"
     or "datadog_agentless"; the other options are export.h's
-    stackrec_exporter_options (0 or "": the default). Safe from several
-    threads; close() (or shutdown) waits for the calls under way."""
+    stackrec_exporter_options (0 or "": the default), but family, which
+    Datadog files the profile under, is "python". Safe from several
+    threads; close() (or shutdown) waits for the calls under way.
+    Exporter.serialize_options(protocol) are the Recorder.serialize
+    options whose output that protocol's backend keeps; send() refuses,
+    with InvalidArgument naming the rule, what the backend would refuse."""
+
+    _MIB = 1 << 20
+    # docs/limits.md's budgets; Pyroscope's names, within its 2 MiB rate
+    # burst less room for the series' labels.
+    _SERIALIZE_OPTIONS: dict[str, dict[str, Any]] = {
+        "otlp": {"format": "otlp", "part_max_uncompressed_bytes": 20 * _MIB},
+        "pyroscope": {"format": "pprof", "target": "pyroscope",
+                      "part_max_uncompressed_bytes": 2 * _MIB - 96 * 1024,
+                      "part_max_samples": 16000},
+        "datadog_agent": {"format": "pprof", "part_max_bytes": 10 * _MIB},
+        "datadog_agentless": {"format": "pprof", "part_max_bytes": 10 * _MIB},
+    }
+
+    @staticmethod
+    def serialize_options(protocol: str) -> dict[str, Any]:
+        """The Recorder.serialize keyword options for `protocol`'s backend
+        (a new dict): recorder.serialize(**Exporter.serialize_options(p))."""
+        if protocol not in Exporter._SERIALIZE_OPTIONS:
+            raise ValueError(f"protocol must be one of {sorted(PROTOCOLS)}, not {protocol!r}")
+        return dict(Exporter._SERIALIZE_OPTIONS[protocol])
 
     def __init__(self, protocol: str, endpoint: str = "", *, site: str = "", api_key: str = "",
                  app_name: str = "", spy_name: str = "", sample_rate: int = 0,
                  tags: MappingType[str, str] | Iterable[tuple[str, str]] | None = None,
                  basic_auth: tuple[str, str] | None = None, bearer_token: str = "",
-                 tenant_id: str = "", family: str = "", origin: str = "", origin_version: str = "",
+                 tenant_id: str = "", family: str = "python", origin: str = "",
+                 origin_version: str = "",
                  otlp_development_header: bool = False,
                  headers: MappingType[str, str] | Iterable[tuple[str, str]] | None = None,
                  max_queue_bytes: int = 0, max_queue_requests: int = 0,
@@ -267,7 +295,8 @@ class Exporter:
                 serialize_options.pop("part_max_bytes", 0),
                 serialize_options.pop("part_max_uncompressed_bytes", 0),
                 serialize_options.pop("part_max_samples", 0), serialize_options.pop("max_parts", 0),
-                serialize_options.pop("compress_threads", 0)))
+                serialize_options.pop("compress_threads", 0),
+                serialize_options.pop("target", "any"), serialize_options.pop("series_labels", ())))
             if serialize_options:
                 raise TypeError(f"unknown serialize options {sorted(serialize_options)!r}")
         if not recorder._handle:

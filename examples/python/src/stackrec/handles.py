@@ -190,17 +190,22 @@ class _Handle:
                   scope_name: str | bytes = "", scope_version: str | bytes = "",
                   part_max_bytes: int = 0, part_max_uncompressed_bytes: int = 0,
                   part_max_samples: int = 0, max_parts: int = 0,
-                  compress_threads: int = 0) -> Serialized:
+                  compress_threads: int = 0, target: str = "any",
+                  series_labels: Iterable[str | bytes] = ()) -> Serialized:
         """The profile as (start_ns, end_ns, data), a Serialized that also has
         .parts, .endpoint_counts, .stats and .start/.end as UTC datetimes.
         compression "gzip", "zstd" or "none" (level 0: the default);
         format "pprof" or "otlp" (an OpenTelemetry profiles request naming
         service_name and the resource attributes). The part_* and
-        max_parts budgets split the output into parts that each fit."""
+        max_parts budgets split the output into parts that each fit. target
+        "pyroscope" writes Pyroscope's type and label names, with
+        series_labels the string label keys it makes series of
+        (docs/exporting.md); Exporter.serialize_options(protocol) gives what
+        each backend keeps."""
         options = convert.serialize_options(
             compression, level, format, service_name, resource_attributes, scope_name,
             scope_version, part_max_bytes, part_max_uncompressed_bytes, part_max_samples,
-            max_parts, compress_threads)
+            max_parts, compress_threads, target, series_labels)
         encoded = c.handle_t()
         self._call(self._c.serialize, ctypes.byref(options), ctypes.byref(encoded))
         try:

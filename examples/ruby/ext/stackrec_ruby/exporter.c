@@ -298,6 +298,10 @@ static VALUE exporter_initialize(int argc, VALUE *argv, VALUE self) {
     strings[i] =
         srb_string_arg(k[E_ENDPOINT + i], exporter_names[E_ENDPOINT + i]);
   }
+  /* The profiled runtime, which Datadog files the profile under. */
+  if (RSTRING_LEN(strings[E_FAMILY - E_ENDPOINT]) == 0) {
+    strings[E_FAMILY - E_ENDPOINT] = rb_str_new_cstr("ruby");
+  }
   strings[STRINGS] = strings[STRINGS + 1] = rb_str_new(NULL, 0);
   if (k[E_BASIC_AUTH] != Qundef && !NIL_P(k[E_BASIC_AUTH])) {
     VALUE pair = k[E_BASIC_AUTH];
@@ -424,6 +428,8 @@ static VALUE exporter_stats(VALUE self) {
   STACKREC_STAT(partial_success_rejected, ULL2NUM);
   STACKREC_STAT(serialize_failed, ULL2NUM);
   STACKREC_STAT(last_http_status, LL2NUM);
+  STACKREC_STAT(refused_before_sending, ULL2NUM);
+  STACKREC_STAT(dropped_too_old, ULL2NUM);
 #undef STACKREC_STAT
   /* Cut to fit, it may end inside a character, and a server's words may be
    * anything: scrubbed, it is a valid UTF-8 String. */

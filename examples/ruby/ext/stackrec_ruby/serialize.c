@@ -41,6 +41,8 @@ enum {
   S_PART_MAX_SAMPLES,
   S_MAX_PARTS,
   S_COMPRESS_THREADS,
+  S_TARGET,
+  S_SERIES_LABELS,
   S_KEYWORDS
 };
 static ID serialize_keywords[S_KEYWORDS];
@@ -299,13 +301,17 @@ void srb_serialize_args_fill(srb_serialize_args *args, VALUE options) {
   static const char *const formats[2] = {"pprof", "otlp"};
   /* In the order of the stackrec_compression enum. */
   static const char *const compressions[3] = {"gzip", "none", "zstd"};
+  /* In the order of the stackrec_target enum. */
+  static const char *const targets[2] = {"any", "pyroscope"};
+  stackrec_str *series = NULL;
+  long i, series_len = 0;
   stackrec_serialize_options *opts = &args->opts;
   VALUE k[S_KEYWORDS];
   attributes_args attributes = {NULL, 0};
 
   memset(args, 0, sizeof(*args));
   args->service = args->scope_name = args->scope_version = Qnil;
-  args->attributes = Qnil;
+  args->attributes = args->series = Qnil;
   /* rb_get_kwargs takes the keywords out of the Hash it is given. */
   if (!NIL_P(options)) options = rb_hash_dup(options);
   srb_keywords(options, S_KEYWORDS, serialize_keywords, k);
@@ -322,6 +328,8 @@ void srb_serialize_args_fill(srb_serialize_args *args, VALUE options) {
   opts->max_parts = srb_size_arg(k[S_MAX_PARTS], "max_parts");
   opts->compress_threads =
       (int)srb_int64_arg(k[S_COMPRESS_THREADS], "compress_threads");
+  opts->target =
+      (stackrec_target)symbol_choice(k[S_TARGET], "target", 2, targets);
   args->service = srb_string_arg(k[S_SERVICE_NAME], "service_name");
   args->scope_name = srb_string_arg(k[S_SCOPE_NAME], "scope_name");
   args->scope_version = srb_string_arg(k[S_SCOPE_VERSION], "scope_version");
@@ -338,16 +346,42 @@ void srb_serialize_args_fill(srb_serialize_args *args, VALUE options) {
         sizeof(stackrec_attribute));
     rb_hash_foreach(args->attributes, attribute_entry, (VALUE)&attributes);
   }
+  if (k[S_SERIES_LABELS] != Qundef && !NIL_P(k[S_SERIES_LABELS])) {
+    args->series = k[S_SERIES_LABELS];
+    if (!RB_TYPE_P(args->series, T_ARRAY)) {
+      rb_raise(rb_eTypeError,
+               "series_labels must be an Array of Strings, got %+" PRIsVALUE,
+               args->series);
+    }
+    /* A frozen copy: the Strings the stackrec_strs point into stay put. */
+    args->series = rb_ary_dup(args->series);
+    series_len = RARRAY_LEN(args->series);
+    for (i = 0; i < series_len; i++) {
+      VALUE label = RARRAY_AREF(args->series, i);
+      if (!RB_TYPE_P(label, T_STRING)) {
+        rb_raise(rb_eTypeError,
+                 "series_labels[%ld] must be a String, got %+" PRIsVALUE, i,
+                 label);
+      }
+    }
+    series = rb_alloc_tmp_buffer2(&args->series_buffer, series_len,
+                                  sizeof(stackrec_str));
+  }
   /* From here on nothing allocates until stackrec has read the strings. */
   opts->service_name = srb_str(args->service);
   opts->scope_name = srb_str(args->scope_name);
   opts->scope_version = srb_str(args->scope_version);
   opts->resource_attributes = attributes.attributes;
   opts->resource_attributes_len = attributes.count;
+  for (i = 0; i < series_len; i++)
+    series[i] = srb_str(RARRAY_AREF(args->series, i));
+  opts->series_labels = series;
+  opts->series_labels_len = (size_t)series_len;
 }
 
 void srb_serialize_args_release(srb_serialize_args *args) {
   ALLOCV_END(args->attributes_buffer);
+  ALLOCV_END(args->series_buffer);
 }
 
 VALUE srb_serialize(VALUE self, VALUE options) {
@@ -382,7 +416,8 @@ void srb_init_serialize(VALUE module) {
       "format",           "compression",         "level",
       "service_name",     "resource_attributes", "scope_name",
       "scope_version",    "part_max_bytes",      "part_max_uncompressed_bytes",
-      "part_max_samples", "max_parts",           "compress_threads"};
+      "part_max_samples", "max_parts",           "compress_threads",
+      "target",           "series_labels"};
   const char *const classes[3] = {"Profile", "Recorder", "StackRecorder"};
   int i;
   srb_intern_all(serialize_keywords, S_KEYWORDS, names);

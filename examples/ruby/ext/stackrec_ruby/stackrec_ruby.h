@@ -164,8 +164,8 @@ VALUE srb_serialize(VALUE self, VALUE options);
  * no allocation before the call, and pass it to release after it. */
 typedef struct {
   stackrec_serialize_options opts;
-  VALUE service, scope_name, scope_version, attributes;
-  VALUE attributes_buffer;
+  VALUE service, scope_name, scope_version, attributes, series;
+  VALUE attributes_buffer, series_buffer;
 } srb_serialize_args;
 void srb_serialize_args_fill(srb_serialize_args *args, VALUE options);
 void srb_serialize_args_release(srb_serialize_args *args);

@@ -67,10 +67,13 @@
 #             service_name: nil, resource_attributes: {}, scope_name: nil,
 #             scope_version: nil, part_max_bytes: 0,
 #             part_max_uncompressed_bytes: 0, part_max_samples: 0,
-#             max_parts: 0, compress_threads: 0)
+#             max_parts: 0, compress_threads: 0, target: :any,
+#             series_labels: [])
 #     => a Stackrec::Encoded (encoded.rb), or nil when the library refuses
 #        or fails; Stackrec.logger is told why. format :pprof or :otlp;
-#        compression :gzip, :zstd or :none. A Recorder starts a new interval
+#        compression :gzip, :zstd or :none; target :any, or :pyroscope for
+#        Pyroscope's names, with series_labels the String label keys it
+#        makes series of (docs/exporting.md). A Recorder starts a new interval
 #        (the samples recorded meanwhile go into the next one); a Profile
 #        keeps what it has until #reset.
 #   serialize!(**the same) => the bytes (a binary String), or raises.

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 """stackrec.Exporter against a receiver the test starts on 127.0.0.1: the
-requests as they arrive, a retried 503, the stats, and bad options."""
+requests as they arrive, a retried 503, the stats, bad options, and
+profiles the backend would refuse."""
 
 import email.parser
 import email.policy
 import http.server
+import json
+import os
 import threading
 import unittest
 import urllib.parse
@@ -84,7 +87,7 @@ class ExporterTest(unittest.TestCase):
 
     def test_pyroscope_request_as_received(self):
         exporter = self.exporter("pyroscope", app_name="shop", tags={"env": "prod"})
-        serialized = self.recorder.serialize()
+        serialized = self.recorder.serialize(**stackrec.Exporter.serialize_options("pyroscope"))
         exporter.send(serialized)
         self.assertTrue(exporter.flush(5000))
         (path, headers, body), = self.receiver.requests
@@ -92,13 +95,47 @@ class ExporterTest(unittest.TestCase):
         self.assertEqual("/ingest", url.path)
         query = dict(urllib.parse.parse_qsl(url.query))
         self.assertEqual("shop{env=prod}", query["name"])
-        self.assertEqual("pprof", query["format"])
+        # No format: with one, Pyroscope would read the whole form as the pprof.
+        self.assertNotIn("format", query)
         self.assertEqual(serialized.start_ns // 10**9, int(query["from"]))
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
             b"Content-Type: " + headers["Content-Type"].encode() + b"\r\n\r\n" + body)
         parts = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
                  for part in message.iter_parts()}
-        self.assertEqual([(MAIN, {"cpu-samples": 3}, {})], Decoded(parts["profile"]).samples)
+        # Pyroscope's name for the type.
+        self.assertEqual([(MAIN, {"samples": 3}, {})], Decoded(parts["profile"]).samples)
+
+    def test_a_profile_the_backend_would_refuse_is_not_sent(self):
+        exporter = self.exporter("pyroscope", app_name="shop")
+        serialized = self.recorder.serialize()  # recorded names: "cpu-samples" holds a '-'
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            exporter.send(serialized)
+        self.assertIn("not serialized for Pyroscope: set opts.target", raised.exception.message)
+        stats = exporter.stats()
+        self.assertEqual((1, 0), (stats["refused_before_sending"], stats["requests_queued"]))
+        self.assertTrue(serialized.data)
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            stackrec.Exporter("pyroscope", self.receiver.url, app_name="my app")
+        self.assertIn("Pyroscope takes a service name of", raised.exception.message)
+        with self.assertRaises(stackrec.InvalidArgumentError) as raised:
+            stackrec.Exporter("datadog_agent", self.receiver.url, tags={"env": ""})
+        self.assertIn("libdatadog refuses a tag", raised.exception.message)
+
+    def test_datadog_files_the_profile_under_the_python_family_with_a_tracers_tags(self):
+        exporter = self.exporter("datadog_agent", tags={"service": "shop"})
+        exporter.send(self.recorder.serialize(**stackrec.Exporter.serialize_options("datadog_agent")))
+        self.assertTrue(exporter.flush(5000))
+        (path, headers, body), = self.receiver.requests
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            b"Content-Type: " + headers["Content-Type"].encode() + b"\r\n\r\n" + body)
+        parts = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+                 for part in message.iter_parts()}
+        event = json.loads(parts["event"])
+        self.assertEqual("python", event["family"])
+        tags = event["tags_profiler"].split(",")
+        self.assertEqual(["service:shop", "language:python", f"process_id:{os.getpid()}"], tags[:3])
+        self.assertRegex(tags[3], r"\Aruntime-id:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-")
+        self.assertTrue(tags[-1].startswith("runtime_platform:"))
 
     def test_a_503_is_retried_and_counted(self):
         self.receiver.statuses = [503]
