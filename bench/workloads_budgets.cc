@@ -83,7 +83,7 @@ bool RunBudgets(const WorkloadSpec& spec, int reps, Table* table) {
       {"pprof gzip", STACKREC_FORMAT_PPROF, STACKREC_COMPRESSION_GZIP, "Datadog: 10 MiB", 10 * kMiB,
        0, 0},
       {"pprof gzip", STACKREC_FORMAT_PPROF, STACKREC_COMPRESSION_GZIP,
-       "Pyroscope: 4 MiB uncompressed, 16,000 samples", 0, 4 * kMiB, 16000},
+       "Pyroscope: 1,998,848 uncompressed, 16,000 samples", 0, 2 * kMiB - 96 * 1024, 16000},
       {"OTLP gzip", STACKREC_FORMAT_OTLP, STACKREC_COMPRESSION_GZIP,
        "OTLP/HTTP: 20 MiB uncompressed", 0, 20 * kMiB, 0},
       {"OTLP gzip", STACKREC_FORMAT_OTLP, STACKREC_COMPRESSION_GZIP,

@@ -5,7 +5,7 @@
 // it: the agent's proxy (datadog-agent pkg/trace/api/profiles.go, which
 // checks the path and forwards the request as it is), and, for the intake
 // behind it, whose source is not public, the request libdatadog's exporter
-// builds and the intake is written for (libdatadog 9d6b2ffb3d86,
+// builds and the intake is written for (libdatadog 41, libdd-profiling 1.0,
 // libdd-profiling/src/exporter/profile_exporter.rs): the multipart parts,
 // every event.json field with its type, the tags as libdatadog's own check
 // takes them (libdd-common/src/tag.rs), the attachments it names, and the

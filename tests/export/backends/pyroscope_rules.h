@@ -4,8 +4,8 @@
 // Grafana Pyroscope's acceptance of an /ingest request, ported rule by rule
 // from its source, so that a test of what the exporter sends is judged by
 // what Pyroscope keeps, not by our picture of it. Two versions are ported,
-// where they differ: main (2.x, at 3fe6a457a320) and the last 1.x release
-// (v1.21.1, d6cb8c3db58e). Each rule cites its file and line as
+// where they differ: its main branch (2.x, past 2.2.1) and the last 1.x
+// release (1.21.1). Each rule cites its file and line as
 // "file:line@main" ("@v1" where only 1.x's line differs); defaults are
 // those of pkg/validation/limits.go. The port is checked against Pyroscope's
 // own test vectors in pyroscope_rules_test.cc.
