@@ -67,6 +67,18 @@ bool HasString(const Profile& p, const std::string& s) {
 
 }  // namespace
 
+// The parts of `e`, decoded.
+std::vector<Profile> Parts(const stackrec_encoded* e) {
+  std::vector<Profile> parts;
+  for (size_t i = 0; i < stackrec_encoded_parts_len(e); ++i) {
+    stackrec_part part{};
+    REQUIRE(stackrec_encoded_part(e, i, &part) == STACKREC_OK);
+    parts.push_back(Decode(part.data, part.size));
+    CheckInvariants(parts.back());
+  }
+  return parts;
+}
+
 TEST_CASE(
     "a Pyroscope serialization writes Pyroscope's type names and only the series it is told") {
   ProfilePtr p = NewProfile(TypesOptions());
@@ -78,31 +90,41 @@ TEST_CASE(
   o.series_labels = series;
   o.series_labels_len = 2;
   EncodedPtr encoded;
-  const Profile out = Decode(Encode(p.get(), o, &encoded));
-  CheckInvariants(out);
+  Encode(p.get(), o, &encoded);
 
-  CHECK(SampleTypes(out) == std::vector<std::string>{"cpu/nanoseconds", "wall/nanoseconds",
-                                                     "alloc_objects/count", "inuse_space/bytes",
-                                                     "queue_wait_time/nanoseconds"});
-  CHECK(Str(out, out.period_type().type()) == "wall");
-  CHECK(Str(out, out.period_type().unit()) == "nanoseconds");
-  CHECK(out.period() == 10000000);
-  CHECK(Str(out, out.default_sample_type()) == "cpu");
-  for (const char* gone : {"cpu-time", "wall-time", "thread name", "request path", "/users/123",
-                           "trace_id", "trace endpoint"}) {
-    INFO(gone);
-    CHECK_FALSE(HasString(out, gone));
+  // One pprof a profile type Pyroscope names by its sample types: CPU,
+  // wall, memory, and the type it knows no family for.
+  const std::vector<Profile> parts = Parts(encoded.get());
+  REQUIRE(parts.size() == 4);
+  const std::vector<std::vector<std::string>> types = {{"cpu/nanoseconds"},
+                                                       {"wall/nanoseconds"},
+                                                       {"alloc_objects/count", "inuse_space/bytes"},
+                                                       {"queue_wait_time/nanoseconds"}};
+  const std::vector<std::vector<int64_t>> values = {{10}, {20}, {1, 64}, {5}};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    INFO("part " << i);
+    const Profile& out = parts[i];
+    CHECK(SampleTypes(out) == types[i]);
+    CHECK(Str(out, out.period_type().type()) == "wall");
+    CHECK(Str(out, out.period_type().unit()) == "nanoseconds");
+    CHECK(out.period() == 10000000);
+    // The default, "cpu", is named only where it is a type.
+    CHECK(Str(out, out.default_sample_type()) == (i == 0 ? "cpu" : ""));
+    for (const char* gone : {"cpu-time", "wall-time", "thread name", "request path", "/users/123",
+                             "trace_id", "trace endpoint"}) {
+      INFO(gone);
+      CHECK_FALSE(HasString(out, gone));
+    }
+    REQUIRE(out.sample_size() == 1);
+    const Sample& s = out.sample(0);
+    CHECK(FrameNames(out, s) == std::vector<std::string>{"Users#show", "<main>"});
+    CHECK(std::vector<int64_t>(s.value().begin(), s.value().end()) == values[i]);
+    std::vector<std::string> labels = LabelStrings(out, s);
+    std::sort(labels.begin(), labels.end());
+    CHECK(labels == std::vector<std::string>{"local root span id=99", "span_id=a0a1a2a3a4a5a6a7",
+                                             "thread id=7", "thread_name=puma 001",
+                                             "trace_endpoint=GET /users/:id"});
   }
-  REQUIRE(out.sample_size() == 1);
-  const Sample& s = out.sample(0);
-  CHECK(FrameNames(out, s) == std::vector<std::string>{"Users#show", "<main>"});
-  CHECK(std::vector<int64_t>(s.value().begin(), s.value().end()) ==
-        std::vector<int64_t>{10, 20, 1, 64, 5});
-  std::vector<std::string> labels = LabelStrings(out, s);
-  std::sort(labels.begin(), labels.end());
-  CHECK(labels == std::vector<std::string>{"local root span id=99", "span_id=a0a1a2a3a4a5a6a7",
-                                           "thread id=7", "thread_name=puma 001",
-                                           "trace_endpoint=GET /users/:id"});
 
   // What the encoded profile says of itself, for an exporter.
   CHECK(stackrec_encoded_format(encoded.get()) == STACKREC_FORMAT_PPROF);
@@ -115,6 +137,36 @@ TEST_CASE(
   CHECK(std::string(unit.ptr, unit.len) == "bytes");
   CHECK(stackrec_encoded_sample_type(encoded.get(), 5, &type, &unit) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) == "index 5 is past the 5 sample types");
+}
+
+TEST_CASE("a Pyroscope profile type with nothing recorded gets no part, and a budget splits each") {
+  ProfilePtr p = NewProfile(TypesOptions());
+  for (int i = 0; i < 30; ++i) {  // CPU and wall only: memory and queue wait stay 0
+    SampleBuilder b;
+    b.Frame("f" + std::to_string(i)).Values({i + 1, 2 * i + 1, 0, 0, 0});
+    Add(p.get(), b);
+  }
+  stackrec_serialize_options o = SerializeOptions(STACKREC_COMPRESSION_GZIP);
+  o.target = STACKREC_TARGET_PYROSCOPE;
+  o.part_max_samples = 10;
+  EncodedPtr encoded;
+  Encode(p.get(), o, &encoded);
+  const std::vector<Profile> parts = Parts(encoded.get());
+  REQUIRE(parts.size() == 6);  // 30 samples in parts of 10, for CPU, then for wall
+  int64_t cpu = 0, wall = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    INFO("part " << i);
+    CHECK(parts[i].sample_size() == 10);
+    CHECK(SampleTypes(parts[i]) ==
+          std::vector<std::string>{i < 3 ? "cpu/nanoseconds" : "wall/nanoseconds"});
+    for (const Sample& s : parts[i].sample()) (i < 3 ? cpu : wall) += s.value(0);
+  }
+  CHECK(cpu == 465);   // 1 + 2 + ... + 30
+  CHECK(wall == 900);  // 1 + 3 + ... + 59
+  stackrec_encode_stats stats{};
+  REQUIRE(stackrec_encoded_stats(encoded.get(), &stats) == STACKREC_OK);
+  CHECK(stats.parts == 6);
+  CHECK(stats.samples_written == 60);
 }
 
 TEST_CASE("a Pyroscope serialization without series labels keeps span_id and no string label") {

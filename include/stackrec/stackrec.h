@@ -311,9 +311,11 @@ typedef enum stackrec_format {
  * (docs/exporting.md#what-each-backend-is-sent). ANY writes every name as recorded. PYROSCOPE, for
  * pprof only (with OTLP: INVALID_ARGUMENT naming opts.target), writes the sample and period types
  * under Pyroscope's names ("cpu-time" as "cpu", "alloc-samples" as "alloc_objects", ...; any other
- * character outside [A-Za-z0-9_] as '_'), and of the string labels, which Pyroscope makes series,
- * keeps only span_id and those the host names in series_labels, their keys written as Prometheus
- * label names ("thread name" as "thread_name"); numeric labels are written as recorded. */
+ * character outside [A-Za-z0-9_] as '_'), one pprof (each split by the budget) for each profile
+ * type Pyroscope files them under (CPU, wall, memory, ...) that has samples; and of the string
+ * labels, which Pyroscope makes series, keeps only span_id and those the host names in
+ * series_labels, their keys written as Prometheus label names ("thread name" as "thread_name");
+ * numeric labels are written as recorded. */
 typedef enum stackrec_target {
   STACKREC_TARGET_ANY = 0,
   STACKREC_TARGET_PYROSCOPE = 1

@@ -9,7 +9,7 @@ namespace stackrec {
 Status EncodeProfile(const ProfileParts& parts, const SerializeOptions& options, int64_t end_ns,
                      const SampleSelection* selection, MakeFormatWriter make, TableString* out,
                      EncodeStats* stats) {
-  EncodePlan plan(parts, selection);
+  EncodePlan plan(parts, selection, options.columns.empty() ? nullptr : &options.columns);
   const std::unique_ptr<FormatWriter> writer = make(parts, options, end_ns, &plan);
   uint64_t uncompressed_bytes = 0;
   const Status status = WriteCompressed(

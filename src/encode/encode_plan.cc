@@ -9,9 +9,11 @@
 
 namespace stackrec {
 
-EncodePlan::EncodePlan(const ProfileParts& p, const SampleSelection* selection)
+EncodePlan::EncodePlan(const ProfileParts& p, const SampleSelection* selection,
+                       const std::vector<uint32_t>* columns)
     : p_(p),
       selection_(selection),
+      columns_(columns),
       strings_(p.tables.strings().size()),
       mappings_(p.tables.mappings().size()),
       functions_(p.tables.functions().size()),
@@ -35,10 +37,13 @@ void EncodePlan::Mark(absl::FunctionRef<void(uint32_t)> on_labels,
 
 template <typename F>
 void EncodePlan::ForEachKey(F&& f) const {
+  auto visit = [&](uint32_t key) {
+    if (InColumns(p_.aggregate.key_values(key))) f(key);
+  };
   if (selection_ == nullptr) {
-    for (size_t i = 0; i < p_.aggregate.key_count(); ++i) f(static_cast<uint32_t>(i));
+    for (size_t i = 0; i < p_.aggregate.key_count(); ++i) visit(static_cast<uint32_t>(i));
   } else {
-    for (uint32_t i : selection_->keys) f(i);
+    for (uint32_t i : selection_->keys) visit(i);
   }
 }
 

@@ -71,7 +71,11 @@ class EncodePlan {
   enum MappingFlag : uint8_t { kHasFunctions = 1, kHasFilenames = 2, kHasLines = 4 };
 
   // `selection` nullptr writes every sample; else it must outlive the plan.
-  EncodePlan(const ProfileParts& p, const SampleSelection* selection);
+  // `columns` nullptr writes every value; else only the stored values at
+  // those indices, and only the samples with one of them non-zero
+  // (SerializeOptions::columns); it must outlive the plan.
+  EncodePlan(const ProfileParts& p, const SampleSelection* selection,
+             const std::vector<uint32_t>* columns = nullptr);
   EncodePlan(const EncodePlan&) = delete;
   EncodePlan& operator=(const EncodePlan&) = delete;
 
@@ -120,6 +124,7 @@ class EncodePlan {
   void ForEachTimed(F&& f) const {
     const Aggregate& samples = p_.aggregate;
     auto write = [&](size_t i) {
+      if (!InColumns(samples.timed_values(i))) return;
       f(samples.timed_stack(i), samples.timed_labels(i), samples.timed_values(i),
         samples.timed_timestamp(i));
     };
@@ -130,6 +135,8 @@ class EncodePlan {
     }
   }
   const SampleSelection* selection() const { return selection_; }
+  // The stored values written, by index; null: all of them.
+  const std::vector<uint32_t>* columns() const { return columns_; }
 
   // The output numbering of each table. Strings may be marked by the
   // encoder before and after Mark, for what it writes beside the samples.
@@ -174,6 +181,15 @@ class EncodePlan {
     uint32_t stack, end;  // keys_ of this stack end before index `end`
   };
 
+  // Whether a sample of these values is written: any of the columns is
+  // non-zero (always, without columns).
+  bool InColumns(const int64_t* values) const {
+    if (columns_ == nullptr) return true;
+    for (const uint32_t c : *columns_) {
+      if (values[c] != 0) return true;
+    }
+    return false;
+  }
   // Fills keys_ and stack_runs_ with the aggregated keys to write (see the
   // top of this file).
   void OrderKeys();
@@ -192,6 +208,7 @@ class EncodePlan {
   // By value, so that a part is one load away (see profile_parts.h).
   const ProfileParts p_;
   const SampleSelection* selection_;
+  const std::vector<uint32_t>* columns_;
   DenseIds strings_, mappings_, functions_, locations_;
   TableVector<uint64_t> stack_uses_;  // samples written per stack
   TableVector<uint32_t> marked_stacks_;

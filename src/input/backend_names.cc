@@ -2,6 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 #include "input/backend_names.h"
 
+#include "absl/strings/match.h"
+
 namespace stackrec {
 
 std::string PyroscopeTypeName(absl::string_view type) {
@@ -20,6 +22,19 @@ std::string PyroscopeTypeName(absl::string_view type) {
     if (type == k.recorded) return std::string(k.pyroscope);
   }
   return PrometheusName(type);
+}
+
+std::string PyroscopeProfileType(absl::string_view t) {
+  if (t == "wall") return "wall";
+  if (t == "samples" || absl::StrContains(t, "cpu")) return "process_cpu";
+  if (absl::StrContains(t, "alloc_") || absl::StrContains(t, "inuse_") || t == "space" ||
+      t == "objects") {
+    return "memory";
+  }
+  if (absl::StrContains(t, "mutex_")) return "mutex";
+  if (absl::StrContains(t, "block_")) return "block";
+  if (absl::StrContains(t, "goroutines")) return "goroutines";
+  return std::string(t);
 }
 
 std::string PrometheusName(absl::string_view name) {

@@ -32,6 +32,14 @@ enum class Target : int { kAny = 0, kPyroscope = 1 };
 // other, PrometheusName of it.
 std::string PyroscopeTypeName(absl::string_view type);
 
+// The profile type Pyroscope files a pprof's samples under, named after
+// its sample types (pkg/og/convert/pprof/profile.go, metricName): what it
+// names by a written type alone, "process_cpu" for "cpu" and "samples",
+// "wall", "memory" for allocations and in-use objects and space, "mutex",
+// "block", "goroutines", or the type itself. A pprof whose types share one
+// lands where each belongs; types of several are written apart.
+std::string PyroscopeProfileType(absl::string_view written_type);
+
 // `name` as a Prometheus (legacy) label name, [A-Za-z_][A-Za-z0-9_]*: each
 // other byte becomes '_', and a leading digit gets a '_' before it. Empty
 // stays empty.

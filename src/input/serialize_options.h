@@ -9,6 +9,7 @@
 #define STACKREC_SRC_INPUT_SERIALIZE_OPTIONS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct SerializeOptions {
   // label keys it makes series of, as recorded.
   Target target = Target::kAny;
   std::vector<std::string> series_labels = {};
+  // Not the host's: the stored values (the enabled sample types, by index)
+  // one encoding writes, and only the samples with one of them non-zero;
+  // empty, all. The serializer sets it to write a backend's profile types
+  // apart (serialize/serialize.h).
+  std::vector<uint32_t> columns = {};
 };
 
 // Pyroscope allows 30 label names a series (pkg/validation/limits.go,

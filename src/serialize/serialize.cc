@@ -11,6 +11,7 @@
 #include "encode/encode_driver.h"
 #include "encode/otlp/otlp_encoder.h"
 #include "encode/pprof/pprof_encoder.h"
+#include "input/backend_names.h"
 
 namespace stackrec {
 
@@ -74,6 +75,84 @@ Status EncodeWithinLimit(Profile& profile, const SerializeOptions& options, int6
                limit, size);
 }
 
+std::vector<std::vector<uint32_t>> ProfileTypeColumns(const Profile& profile,
+                                                      const SerializeOptions& options) {
+  std::vector<std::vector<uint32_t>> groups;
+  if (options.target != Target::kPyroscope) return groups;
+  const ProfileOptions& o = profile.options();
+  std::vector<std::string> names;
+  uint32_t column = 0;
+  for (size_t i = 0; i < o.sample_types.size(); ++i) {
+    if (!o.enabled.empty() && !o.enabled[i]) continue;
+    const std::string name = PyroscopeProfileType(PyroscopeTypeName(o.sample_types[i].type));
+    const size_t g = std::find(names.begin(), names.end(), name) - names.begin();
+    if (g == names.size()) {
+      names.push_back(name);
+      groups.emplace_back();
+    }
+    groups[g].push_back(column++);
+  }
+  // A type with nothing recorded in this interval gets no profile of its own.
+  const Aggregate& samples = profile.Parts().aggregate;
+  auto recorded = [&](const std::vector<uint32_t>& columns) {
+    auto any = [&](const int64_t* v) {
+      return std::any_of(columns.begin(), columns.end(), [&](uint32_t c) { return v[c] != 0; });
+    };
+    for (size_t k = 0; k < samples.key_count(); ++k) {
+      if (any(samples.key_values(k))) return true;
+    }
+    for (size_t t = 0; t < samples.timed_count(); ++t) {
+      if (any(samples.timed_values(t))) return true;
+    }
+    return false;
+  };
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [&](const std::vector<uint32_t>& g) { return !recorded(g); }),
+               groups.end());
+  if (groups.size() <= 1) groups.clear();
+  return groups;
+}
+
+namespace {
+
+// One output of `options`: within the budget in parts, or whole within the
+// output limit; appended to *out and to stats->parts, its figures added.
+Status SerializeOne(Profile& profile, const SerializeOptions& options, int64_t end_ns,
+                    TableString* out, SerializationStats* stats) {
+  const size_t begin = out->size();
+  EncodeStats encoded;
+  FoldReason folded = FoldReason::kNone;
+  Status status;
+  if (options.budget.any()) {
+    std::vector<OutputPart> parts;
+    status = EncodeInParts(profile, options, profile.options().max_output_bytes, end_ns, out,
+                           &parts, &encoded, &folded);
+    stats->parts.insert(stats->parts.end(), parts.begin(), parts.end());
+  } else {
+    status = EncodeWithinLimit(profile, options, end_ns, out, &encoded);
+    if (status.ok()) {
+      stats->parts.push_back(
+          {begin, out->size() - begin, encoded.samples_written, encoded.uncompressed_bytes});
+      if (encoded.samples_left_out != 0) folded = FoldReason::kOutputLimit;
+    }
+  }
+  if (!status.ok()) return status;
+  EncodeStats& sum = stats->encoded;
+  sum.samples_written += encoded.samples_written;
+  sum.locations_written += encoded.locations_written;
+  sum.functions_written += encoded.functions_written;
+  sum.mappings_written += encoded.mappings_written;
+  sum.strings_written += encoded.strings_written;
+  sum.uncompressed_bytes += encoded.uncompressed_bytes;
+  sum.samples_left_out += encoded.samples_left_out;
+  sum.stacks_used = std::max(sum.stacks_used, encoded.stacks_used);
+  sum.label_sets_used = std::max(sum.label_sets_used, encoded.label_sets_used);
+  if (stats->folded_because == FoldReason::kNone) stats->folded_because = folded;
+  return status;
+}
+
+}  // namespace
+
 Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64_t end_ns,
                         TableString* out, SerializationStats* stats, OutputSizes* sizes) {
   const bool split = options.budget.any();
@@ -88,16 +167,20 @@ Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64
   const int64_t start = MonotonicNanos();
   const size_t begin = out->size();
   Status status;
-  if (split) {
-    status = EncodeInParts(profile, options, profile.options().max_output_bytes, end_ns, out,
-                           &stats->parts, &stats->encoded, &stats->folded_because);
+  const std::vector<std::vector<uint32_t>> groups = ProfileTypeColumns(profile, options);
+  if (groups.empty()) {
+    status = SerializeOne(profile, options, end_ns, out, stats);
   } else {
-    status = EncodeWithinLimit(profile, options, end_ns, out, &stats->encoded);
-    if (status.ok()) {
-      stats->parts.push_back({begin, out->size() - begin, stats->encoded.samples_written,
-                              stats->encoded.uncompressed_bytes});
-      if (stats->encoded.samples_left_out != 0) stats->folded_because = FoldReason::kOutputLimit;
+    SerializeOptions apart = options;
+    for (const std::vector<uint32_t>& columns : groups) {
+      apart.columns = columns;
+      status = SerializeOne(profile, apart, end_ns, out, stats);
+      if (!status.ok()) break;
     }
+  }
+  if (!status.ok()) {
+    out->resize(begin);
+    stats->parts.clear();
   }
   stats->encode_ns = MonotonicNanos() - start;
   if (sizes != nullptr && status.ok()) {

@@ -75,8 +75,16 @@ class OutputSizes {
   size_t last_[8] = {};  // pprof compressed, uncompressed; OTLP likewise; then split
 };
 
+// For a backend that files a profile's sample types under profile types
+// named by them (Pyroscope), the stored columns of each such type that has
+// samples, to be written as outputs of their own; empty when one output
+// holds them all, as for every other target.
+std::vector<std::vector<uint32_t>> ProfileTypeColumns(const Profile& profile,
+                                                      const SerializeOptions& options);
+
 // EncodeWithinLimit, or EncodeInParts when options.budget sets a limit,
-// timed, with the profile's counters. With `sizes`, *out is first given
+// timed, with the profile's counters; once for each of ProfileTypeColumns,
+// all the outputs' parts one after the other. With `sizes`, *out is first given
 // the capacity sizes->Expected() (at most the profile's max_output_bytes
 // unless split), and a successful output's size is recorded.
 Status SerializeProfile(Profile& profile, const SerializeOptions& options, int64_t end_ns,

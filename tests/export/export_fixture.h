@@ -50,16 +50,17 @@ inline stackrec_export_stats StatsOf(const stackrec_exporter* e) {
   return s;
 }
 
-// A profile with `samples` samples, each the stack {name, "main"} with its
-// own line, serialized gzip'd as `format` with `opts`' budgets. pprof is
-// serialized for Pyroscope unless `opts` names a target: every pprof
-// protocol takes what Pyroscope takes.
+// A profile of cpu-time and cpu-samples with `samples` samples, each the
+// stack {name, "main"} with its own line, serialized gzip'd as `format`
+// with `opts`' budgets. pprof is serialized for Pyroscope unless `opts`
+// names a target: every pprof protocol takes what Pyroscope takes, and
+// both types are one Pyroscope profile type, so the output is one part.
 inline EncodedPtr ProfileNamed(const std::string& name, stackrec_format format, int samples = 1,
                                stackrec_serialize_options opts = stackrec_serialize_options{}) {
-  ProfilePtr p = NewProfile();
+  ProfilePtr p = NewProfile(Options(2).opts);
   for (int i = 0; i < samples; ++i) {
     SampleBuilder b;
-    b.Frame(name, "app.cc", i + 1).Frame("main").Values({10, 1, 10});
+    b.Frame(name, "app.cc", i + 1).Frame("main").Values({10, 1});
     Add(p.get(), b);
   }
   opts.format = format;

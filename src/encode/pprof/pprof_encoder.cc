@@ -2,6 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 #include "encode/pprof/pprof_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -94,6 +95,7 @@ class PprofWriter final : public FormatWriter {
   mutable std::vector<uint8_t> sample_scratch_;
   // String ids of each enabled sample type's (type, unit), in order.
   std::vector<std::pair<uint32_t, uint32_t>> sample_types_;
+  StringId default_type_ = 0;  // default_sample_type as written
 };
 
 void PprofWriter::EncodeStacks() {
@@ -153,8 +155,15 @@ void PprofWriter::MarkLabels(uint32_t labels) {
 void PprofWriter::MarkAll() {
   // Sample types first, so their strings open the string table.
   const ProfileOptions& o = p_.options;
+  const std::vector<uint32_t>* columns = plan_.columns();
+  uint32_t stored = 0;
   for (size_t i = 0; i < o.sample_types.size(); ++i) {
     if (!o.enabled[i]) continue;
+    const uint32_t column = stored++;
+    if (columns != nullptr &&
+        std::find(columns->begin(), columns->end(), column) == columns->end()) {
+      continue;
+    }
     const StringId type = names_.SampleType(i);
     const StringId unit = p_.ids.sample_types[i].second;
     strings_.Mark(type);
@@ -172,7 +181,14 @@ void PprofWriter::MarkAll() {
   strings_.Mark(p_.ids.drop_frames);
   strings_.Mark(p_.ids.keep_frames);
   for (StringId id : p_.ids.comments) strings_.Mark(id);
-  strings_.Mark(names_.DefaultSampleType());
+  // A profile of some of the types names a default only among them.
+  default_type_ = names_.DefaultSampleType();
+  if (columns != nullptr &&
+      std::none_of(sample_types_.begin(), sample_types_.end(),
+                   [&](const auto& type_unit) { return type_unit.first == default_type_; })) {
+    default_type_ = 0;
+  }
+  strings_.Mark(default_type_);
 }
 
 uint64_t PprofWriter::samples_written() const {
@@ -204,9 +220,12 @@ void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t l
                               const int64_t* recorded, int64_t timestamp_ns) const {
   const int64_t* values = plan_.Upscaled(labels, recorded);
   const size_t n = p_.aggregate.width();
+  const std::vector<uint32_t>* columns = plan_.columns();
   size_t value_bytes = 0;
-  for (size_t i = 0; i < n; ++i) {
-    value_bytes += VarintSize(static_cast<uint64_t>(values[i]));
+  if (columns == nullptr) {
+    for (size_t i = 0; i < n; ++i) value_bytes += VarintSize(static_cast<uint64_t>(values[i]));
+  } else {
+    for (const uint32_t c : *columns) value_bytes += VarintSize(static_cast<uint64_t>(values[c]));
   }
   const size_t loc_bytes = stack_bytes_[stack];
   size_t size = LenFieldSize(value_bytes) + label_bytes_[labels];
@@ -225,8 +244,14 @@ void PprofWriter::WriteSample(CodedOutputStream* out, uint32_t stack, uint32_t l
       dst += loc_bytes;
     }
     dst = PutLenHeader(dst, field::kSampleValue, value_bytes);
-    for (size_t i = 0; i < n; ++i) {
-      dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
+    if (columns == nullptr) {
+      for (size_t i = 0; i < n; ++i) {
+        dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[i]), dst);
+      }
+    } else {
+      for (const uint32_t c : *columns) {
+        dst = CodedOutputStream::WriteVarint64ToArray(static_cast<uint64_t>(values[c]), dst);
+      }
     }
     if (const StringId endpoint = plan_.endpoint(labels); endpoint != 0) {
       const StringId key = names_.DecidedLabelKey(p_.ids.trace_endpoint_key, true);
@@ -365,7 +390,7 @@ void PprofWriter::Write(CodedOutputStream* out) const {
     WriteLenHeader(out, field::kProfileComment, bytes);
     for (StringId id : p_.ids.comments) out->WriteVarint64(strings_[id]);
   }
-  WriteVarintField(out, field::kProfileDefaultSampleType, strings_[names_.DefaultSampleType()]);
+  WriteVarintField(out, field::kProfileDefaultSampleType, strings_[default_type_]);
 }
 
 }  // namespace
