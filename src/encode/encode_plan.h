@@ -64,6 +64,21 @@ struct EncodeStats {
   // The profile's own stacks and label sets the written samples use (not
   // output entities: what tells a recorder how much of a profile is live).
   uint64_t stacks_used = 0, label_sets_used = 0;
+
+  // Adds what another encoding of the same serialization wrote. The sums
+  // of stacks and label sets used count one used by two encodings twice:
+  // the caller bounds them by the profile's.
+  void Add(const EncodeStats& o) {
+    samples_written += o.samples_written;
+    locations_written += o.locations_written;
+    functions_written += o.functions_written;
+    mappings_written += o.mappings_written;
+    strings_written += o.strings_written;
+    uncompressed_bytes += o.uncompressed_bytes;
+    samples_left_out += o.samples_left_out;
+    stacks_used += o.stacks_used;
+    label_sets_used += o.label_sets_used;
+  }
 };
 
 class EncodePlan {

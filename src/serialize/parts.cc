@@ -179,14 +179,7 @@ bool Splitter::WritePart(size_t begin, size_t end, bool with_extra, EncodeStats*
 void Splitter::Record(const EncodeStats& stats, size_t bytes) {
   written_.push_back(
       {out_->size() - bytes, bytes, stats.samples_written, stats.uncompressed_bytes});
-  totals_.samples_written += stats.samples_written;
-  totals_.locations_written += stats.locations_written;
-  totals_.functions_written += stats.functions_written;
-  totals_.mappings_written += stats.mappings_written;
-  totals_.strings_written += stats.strings_written;
-  totals_.uncompressed_bytes += stats.uncompressed_bytes;
-  totals_.stacks_used += stats.stacks_used;
-  totals_.label_sets_used += stats.label_sets_used;
+  totals_.Add(stats);
 }
 
 bool Splitter::CutAll(Status* status) {

@@ -138,15 +138,10 @@ Status SerializeOne(Profile& profile, const SerializeOptions& options, int64_t e
   }
   if (!status.ok()) return status;
   EncodeStats& sum = stats->encoded;
-  sum.samples_written += encoded.samples_written;
-  sum.locations_written += encoded.locations_written;
-  sum.functions_written += encoded.functions_written;
-  sum.mappings_written += encoded.mappings_written;
-  sum.strings_written += encoded.strings_written;
-  sum.uncompressed_bytes += encoded.uncompressed_bytes;
-  sum.samples_left_out += encoded.samples_left_out;
-  sum.stacks_used = std::max(sum.stacks_used, encoded.stacks_used);
-  sum.label_sets_used = std::max(sum.label_sets_used, encoded.label_sets_used);
+  sum.Add(encoded);
+  const SampleTables& tables = profile.Parts().tables;
+  sum.stacks_used = std::min<uint64_t>(sum.stacks_used, tables.stacks().size());
+  sum.label_sets_used = std::min<uint64_t>(sum.label_sets_used, tables.label_sets().size());
   if (stats->folded_because == FoldReason::kNone) stats->folded_because = folded;
   return status;
 }
