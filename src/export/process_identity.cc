@@ -6,25 +6,55 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <random>
-#include <regex>
 #include <sstream>
 
 namespace stackrec_export {
 namespace {
 
-// The patterns libdatadog matches a cgroup path against
-// (libdd-common/src/entity_id/unix/container_id.rs).
-const std::regex& ContainerPattern() {
-  static const std::regex pattern(
-      "([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}"
-      "|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}"
-      "|[0-9a-f]{64}"
-      "|[0-9a-f]{32}-[0-9]+)"
-      "(?:\\.scope(?:/[^/ \\t]+)?)? *$");
-  return pattern;
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+// Whether `s` at `at` has `n` lowercase hex digits.
+bool HexRun(std::string_view s, size_t at, size_t n) {
+  if (at + n > s.size()) return false;
+  for (size_t i = at; i < at + n; ++i) {
+    if (!IsHex(s[i])) return false;
+  }
+  return true;
+}
+
+// Where a container id that ends `core` starts, or npos: libdatadog's
+// patterns (libdd-common/src/entity_id/unix/container_id.rs), a UUID with
+// '-' or '_', a Cloud Foundry id, 64 hex digits or an ECS task id, each
+// ending the path. As the regex search there finds the leftmost match,
+// the longest that fits wins.
+size_t ContainerIdStart(std::string_view core) {
+  size_t best = std::string_view::npos;
+  auto consider = [&](size_t start) { best = std::min(best, start); };
+  const size_t n = core.size();
+  auto dashed = [&](size_t at, std::initializer_list<size_t> runs, bool underscore) {
+    for (const size_t run : runs) {
+      if (!HexRun(core, at, run)) return false;
+      at += run;
+      if (at == n) return true;
+      if (core[at] != '-' && !(underscore && core[at] == '_')) return false;
+      ++at;
+    }
+    return false;
+  };
+  if (n >= 36 && dashed(n - 36, {8, 4, 4, 4, 12}, true)) consider(n - 36);
+  if (n >= 28 && dashed(n - 28, {8, 4, 4, 4, 4}, false)) consider(n - 28);
+  if (n >= 64 && HexRun(core, n - 64, 64)) consider(n - 64);
+  size_t digits = n;
+  while (digits > 0 && core[digits - 1] >= '0' && core[digits - 1] <= '9') --digits;
+  if (digits < n && digits >= 33 && core[digits - 1] == '-' && HexRun(core, digits - 33, 32)) {
+    consider(digits - 33);
+  }
+  return best;
 }
 
 std::string RandomUuid() {
@@ -101,10 +131,34 @@ std::string ContainerIdOfCgroupLine(std::string_view line) {
   if (at == 0 || at >= line.size() || line[at] != ':') return "";
   const size_t second = line.find(':', at + 1);
   if (second == std::string_view::npos || second + 1 >= line.size()) return "";
-  const std::string path(line.substr(second + 1));
-  std::smatch m;
-  if (!std::regex_search(path, m, ContainerPattern())) return "";
-  return m[1].str();
+  std::string_view path = line.substr(second + 1);
+  while (!path.empty() && path.back() == ' ') path.remove_suffix(1);
+  // The id, then optionally ".scope", then optionally "/<a last segment>".
+  std::string_view cores[3] = {path, {}, {}};
+  constexpr std::string_view kScope = ".scope";
+  if (path.size() >= kScope.size() && path.substr(path.size() - kScope.size()) == kScope) {
+    cores[1] = path.substr(0, path.size() - kScope.size());
+  }
+  const size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos && slash + 1 < path.size() &&
+      path.find_first_of(" \t", slash + 1) == std::string_view::npos) {
+    const std::string_view before = path.substr(0, slash);
+    if (before.size() >= kScope.size() && before.substr(before.size() - kScope.size()) == kScope) {
+      cores[2] = before.substr(0, before.size() - kScope.size());
+    }
+  }
+  // The leftmost match, as the regex search finds it.
+  std::string_view best;
+  size_t best_start = std::string_view::npos;
+  for (const std::string_view core : cores) {
+    if (core.empty()) continue;
+    const size_t start = ContainerIdStart(core);
+    if (start < best_start) {
+      best_start = start;
+      best = core.substr(start);
+    }
+  }
+  return std::string(best);
 }
 
 ProcessIdentity ReadProcessIdentity() {

@@ -15,6 +15,7 @@
 #include "export/backends/datadog_rules.h"
 #include "export/backends/pyroscope_rules.h"
 #include "export/export_config.h"
+#include "export/process_identity.h"
 #include "profile.pb.h"
 
 namespace stackrec_test {
@@ -261,6 +262,58 @@ TEST_CASE("the exporter refuses at creation exactly the tags libdatadog refuses"
     c.tags = {{key, value}};
     CHECK((stackrec_export::CheckBackendOptions(c) == STACKREC_OK) ==
           datadog::ValidateTag(key + ":" + value).empty());
+  }
+}
+
+TEST_CASE("the container id is read from a cgroup line as libdatadog reads it") {
+  // libdd-common/src/entity_id/unix/container_id.rs,
+  // test_container_id_line_parsing.
+  const std::pair<std::string, std::string> cases[] = {
+      {"", ""},
+      {"other_line", ""},
+      {"10:hugetlb:/kubepods/burstable/podfd52ef25-a87d-11e9-9423-0800271a638e/"
+       "8c046cb0b72cd4c99f51b5591cd5b095967f58ee003710a45280c28ee1a9c7fa",
+       "8c046cb0b72cd4c99f51b5591cd5b095967f58ee003710a45280c28ee1a9c7fa"},
+      {"11:devices:/kubepods.slice/kubepods-pod97f1ae73_7ad9_11ec_b4a7_9a35488b4fab.slice/"
+       "3291bfddf3f3f8d87cb0cd1245fe9c45b2e1e5a9b6fe3de1bddf041aedaecbab",
+       "3291bfddf3f3f8d87cb0cd1245fe9c45b2e1e5a9b6fe3de1bddf041aedaecbab"},
+      {"11:hugetlb:/ecs/55091c13-b8cf-4801-b527-f4601742204d/"
+       "432624d2150b349fe35ba397284dea788c2bf66b885d14dfc1569b01890ca7da",
+       "432624d2150b349fe35ba397284dea788c2bf66b885d14dfc1569b01890ca7da"},
+      {"1:name=systemd:/docker/34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376",
+       "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376"},
+      {"1:name=systemd:/uuid/34dc0b5e-626f-2c5c-4c51-70e34b10e765",
+       "34dc0b5e-626f-2c5c-4c51-70e34b10e765"},
+      {"1:name=systemd:/ecs/34dc0b5e626f2c5c4c5170e34b10e765-1234567890",
+       "34dc0b5e626f2c5c4c5170e34b10e765-1234567890"},
+      {"1:name=systemd:/docker/"
+       "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376.scope",
+       "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376"},
+      {"0::/machine.slice/"
+       "libpod-93afc7bc3ce42ad052d2926ffacfba941803bfae080941d1e1375d9d46b6a281.scope/container",
+       "93afc7bc3ce42ad052d2926ffacfba941803bfae080941d1e1375d9d46b6a281"},
+      {"1:name=systemd:/kubepods.slice/kubepods-burstable.slice/"
+       "kubepods-burstable-pod2d3da189_6407_48e3_9ab6_78188d75e609.slice/"
+       "docker-7b8952daecf4c0e44bbcefe1b5c5ebc7b4839d4eefeccefe694709d3809b6199.scope",
+       "7b8952daecf4c0e44bbcefe1b5c5ebc7b4839d4eefeccefe694709d3809b6199"},
+      {"13:name=systemd:/docker/"
+       "3726184226f5d3147c25fdeab5b60097e378e8a720503a5e19ecfdf29f869860    ",
+       "3726184226f5d3147c25fdeab5b60097e378e8a720503a5e19ecfdf29f869860"},
+      {"13:name=systemd:/docker/3726184226f5d3147c25fdeab5b60097e378e8a720503a5e19ecfdf29f86986",
+       ""},
+      {"13:name=systemd:/docker/"
+       "3726184226f5d3147g25fdeab5b60097e378e8a720503a5e19ecfdf29f869860",
+       ""},
+      {"1:name=systemd:/system.slice/garden.service/garden/6f265890-5165-7fab-6b52-18d1",
+       "6f265890-5165-7fab-6b52-18d1"},
+      {"10:freezer:/garden/6f265890-5165-7fab-6b52-18d1", "6f265890-5165-7fab-6b52-18d1"},
+      {"1:name=systemd:/uuid/5a081c13-b8cf-4801-b427-f4601742204d",
+       "5a081c13-b8cf-4801-b427-f4601742204d"},
+      {"1:name=systemd:/garden/6f26589-5165-7fab-6b52-18d1", ""},
+  };
+  for (const auto& [line, id] : cases) {
+    INFO(line);
+    CHECK(stackrec_export::ContainerIdOfCgroupLine(line) == id);
   }
 }
 
