@@ -37,13 +37,21 @@ void EncodePlan::Mark(absl::FunctionRef<void(uint32_t)> on_labels,
 
 template <typename F>
 void EncodePlan::ForEachKey(F&& f) const {
-  auto visit = [&](uint32_t key) {
-    if (InColumns(p_.aggregate.key_values(key))) f(key);
-  };
+  if (columns_ != nullptr) {  // only the keys with a value in the columns
+    auto visit = [&](uint32_t key) {
+      if (InColumns(p_.aggregate.key_values(key))) f(key);
+    };
+    if (selection_ == nullptr) {
+      for (size_t i = 0; i < p_.aggregate.key_count(); ++i) visit(static_cast<uint32_t>(i));
+    } else {
+      for (uint32_t i : selection_->keys) visit(i);
+    }
+    return;
+  }
   if (selection_ == nullptr) {
-    for (size_t i = 0; i < p_.aggregate.key_count(); ++i) visit(static_cast<uint32_t>(i));
+    for (size_t i = 0; i < p_.aggregate.key_count(); ++i) f(static_cast<uint32_t>(i));
   } else {
-    for (uint32_t i : selection_->keys) visit(i);
+    for (uint32_t i : selection_->keys) f(i);
   }
 }
 

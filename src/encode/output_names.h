@@ -33,6 +33,10 @@ class OutputNames {
 
   OutputNames(const ProfileParts& parts, const SerializeOptions& options);
 
+  // Whether the encoding is for a backend with names of its own; if not,
+  // every call below returns what it is given.
+  bool active() const { return active_; }
+
   // The type string of the i-th declared sample type, of the period type,
   // and default_sample_type, as written.
   StringId SampleType(size_t i) const { return sample_types_[i]; }

@@ -9,8 +9,8 @@
 // to a file and waits. It stops once the command exits (or `--seconds`
 // pass), then judges every request by the backend's own rules, ported from
 // its source (backends/): Pyroscope's /ingest at main and at 1.x, each of
-// which must store it; Datadog's agent and libdatadog's request; an OTLP
-// collector's decoding. It prints what each stored (requests, bytes,
+// which must store it; Datadog's agent and libdatadog's request; the OTLP
+// collector's HTTP receiver (below). It prints what each stored (requests, bytes,
 // samples, Pyroscope's series and profile types) and exits 0 only if at
 // least `--expect` requests came and every one was stored.
 //
@@ -51,27 +51,47 @@ int64_t NowNs() {
 std::string Check(const std::string& protocol, const ReceivedRequest& req, int* samples,
                   std::set<std::string>* series, std::set<std::string>* types) {
   if (protocol == "otlp") {
-    // The collector's OTLP/HTTP receiver: POST to the profiles path, a
-    // protobuf body, gzip or zstd as Content-Encoding says.
-    if (req.method != "POST") return "method " + req.method;
-    if (req.path != "/v1development/profiles") return "path " + req.path;
-    if (req.Header("content-type") != "application/x-protobuf") return "content-type";
+    // The OpenTelemetry collector's OTLP/HTTP receiver (opentelemetry-
+    // collector 0.159: receiver/otlpreceiver/otlphttp.go, config/confighttp):
+    // POST to the fixed profiles path; a protobuf media type; an encoding it
+    // knows, decoded; at most max_request_body_size (20 MiB) before and
+    // after decoding; a request it can unmarshal, with ids of the lengths
+    // pdata reads (profile_id 0 or 16 bytes, trace_id 16, span_id 8); and a
+    // request of no samples is answered 200 and dropped.
+    constexpr size_t kMaxBody = size_t{20} << 20;  // confighttp/server.go
+    if (req.method != "POST") return "405: method " + req.method;
+    if (req.path != "/v1development/profiles") return "404: path " + req.path;
+    if (req.Header("content-type") != "application/x-protobuf") return "415: content-type";
     const std::string encoding = req.Header("content-encoding");
     const auto format = stackrec_test::DetectFormat(req.body);
     if ((encoding == "gzip") != (format == stackrec_test::Format::kGzip) ||
         (encoding == "zstd") != (format == stackrec_test::Format::kZstd)) {
-      return "Content-Encoding '" + encoding + "' does not match the body";
+      return "400: Content-Encoding '" + encoding + "' does not match the body";
     }
+    if (req.body.size() > kMaxBody) return "400: request body too large";
     std::string raw;
-    if (!stackrec_test::DecompressAny(req.body, &raw)) return "the body does not decompress";
+    if (!stackrec_test::DecompressAny(req.body, &raw)) return "400: the body does not decompress";
+    if (raw.size() > kMaxBody) return "400: request body too large, decompressed";
     opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest r;
-    if (!r.ParseFromString(raw)) return "the body is not an ExportProfilesServiceRequest";
+    if (!r.ParseFromString(raw)) return "400: the body is not an ExportProfilesServiceRequest";
+    for (const auto& link : r.dictionary().link_table()) {
+      if ((!link.trace_id().empty() && link.trace_id().size() != 16) ||
+          (!link.span_id().empty() && link.span_id().size() != 8)) {
+        return "400: a link's trace or span id has the wrong length";
+      }
+    }
     *samples = 0;
     for (const auto& rp : r.resource_profiles()) {
       for (const auto& sp : rp.scope_profiles()) {
-        for (const auto& p : sp.profiles()) *samples += p.samples_size();
+        for (const auto& p : sp.profiles()) {
+          if (!p.profile_id().empty() && p.profile_id().size() != 16) {
+            return "400: a profile_id is not 16 bytes";
+          }
+          *samples += p.samples_size();
+        }
       }
     }
+    if (*samples == 0) return "200, but dropped: the request has no samples";
     return "";
   }
   if (protocol == "pyroscope") {
