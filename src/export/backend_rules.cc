@@ -176,6 +176,12 @@ std::string CheckPart(const Config& c, const PartFacts& p, int64_t now_ns) {
       }
       break;
     case STACKREC_EXPORT_OTLP:
+      if (p.bytes > kCollectorMaxBodyBytes || p.uncompressed_bytes > kCollectorMaxBodyBytes) {
+        problem = "it is " + std::to_string(p.uncompressed_bytes) +
+                  " bytes uncompressed, and the collector reads at most 20 MiB of a request, "
+                  "decoded or not (config/confighttp, max_request_body_size): serialize with "
+                  "part_max_uncompressed_bytes = 20 MiB";
+      }
       break;
   }
   return problem.empty() ? problem : PartName(p) + problem;

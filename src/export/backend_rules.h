@@ -55,6 +55,11 @@ inline constexpr size_t kPyroscopeMaxTags = 10;
 // libdd-profiling/src/internal/profile/mod.rs).
 inline constexpr uint64_t kDatadogMaxPartBytes = uint64_t{10} << 20;
 
+// The OpenTelemetry collector's HTTP receivers read at most
+// max_request_body_size, 20 MiB by default, before and after decoding the
+// body (config/confighttp/server.go, compression.go), and answer 400 past it.
+inline constexpr uint64_t kCollectorMaxBodyBytes = uint64_t{20} << 20;
+
 // Checks what the backend of `c.protocol` refuses in the options: app name
 // and tags. OK, or INVALID_ARGUMENT naming the option and the rule.
 stackrec_status CheckBackendOptions(const Config& c);

@@ -265,6 +265,73 @@ TEST_CASE("the exporter refuses at creation exactly the tags libdatadog refuses"
   }
 }
 
+// The rules of each backend that a part's figures break, one at a time.
+TEST_CASE("the exporter refuses a part each backend would refuse, by its figures") {
+  const int64_t now = NowNs();
+  const int64_t minute = int64_t{60} * 1000000000;
+  auto check = [&](stackrec_export_protocol protocol, const stackrec_export::PartFacts& f) {
+    stackrec_export::Config c;
+    c.protocol = protocol;
+    return stackrec_export::CheckPart(c, f, now);
+  };
+  stackrec_export::PartFacts pyroscope;
+  pyroscope.target = STACKREC_TARGET_PYROSCOPE;
+  pyroscope.sample_types = {{"cpu", "nanoseconds"}};
+  pyroscope.bytes = 100000;
+  pyroscope.uncompressed_bytes = stackrec_export::kPyroscopeMaxPartBytes;
+  pyroscope.samples = 16000;
+  pyroscope.start_ns = now - 50 * minute;
+  CHECK(check(STACKREC_EXPORT_PYROSCOPE, pyroscope).empty());
+  struct Case {
+    void (*breaks)(stackrec_export::PartFacts*);
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](stackrec_export::PartFacts* f) { f->uncompressed_bytes += 1; },
+       "part 0 of 1: it is 1998849 bytes uncompressed, over the 1998848 of Pyroscope's 2 MiB"},
+      {[](stackrec_export::PartFacts* f) { f->samples += 1; },
+       "part 0 of 1: it has 16001 samples, over Pyroscope's 16,000"},
+      {[](stackrec_export::PartFacts* f) { f->start_ns -= 10 * 60 * int64_t{1000000000}; },
+       "part 0 of 1: it starts 3600 s ago, and Pyroscope refuses a profile older than 1 hour"},
+      {[](stackrec_export::PartFacts* f) { f->start_ns += 60 * 60 * int64_t{1000000000}; },
+       "part 0 of 1: it starts 600 s from now, and Pyroscope refuses a profile more than 10 "
+       "minutes ahead"},
+      {[](stackrec_export::PartFacts* f) {
+         f->sample_types.push_back({"wall-time", "ns"});
+       },
+       "part 0 of 1: its sample type 'wall-time' holds a '-'"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.message);
+    stackrec_export::PartFacts f = pyroscope;
+    c.breaks(&f);
+    CHECK(check(STACKREC_EXPORT_PYROSCOPE, f).find(c.message) == 0);
+  }
+  // A part that aged out of the window is dropped before an attempt.
+  stackrec_export::Config c;
+  c.protocol = STACKREC_EXPORT_PYROSCOPE;
+  CHECK(stackrec_export::CheckAge(c, now - 58 * minute, now).empty());
+  CHECK_FALSE(stackrec_export::CheckAge(c, now - 59 * minute, now).empty());
+  c.protocol = STACKREC_EXPORT_DATADOG_AGENT;
+  CHECK(stackrec_export::CheckAge(c, now - 600 * minute, now).empty());  // no window
+
+  stackrec_export::PartFacts pprof;
+  pprof.bytes = stackrec_export::kDatadogMaxPartBytes;
+  CHECK(check(STACKREC_EXPORT_DATADOG_AGENT, pprof).empty());
+  pprof.bytes += 1;
+  CHECK(check(STACKREC_EXPORT_DATADOG_AGENTLESS, pprof)
+            .find("part 0 of 1: it is 10485761 bytes, and Datadog's intake skips a profile over "
+                  "10 MiB") == 0);
+  stackrec_export::PartFacts otlp;
+  otlp.format = STACKREC_FORMAT_OTLP;
+  otlp.uncompressed_bytes = stackrec_export::kCollectorMaxBodyBytes;
+  CHECK(check(STACKREC_EXPORT_OTLP, otlp).empty());
+  otlp.uncompressed_bytes += 1;
+  CHECK(check(STACKREC_EXPORT_OTLP, otlp)
+            .find("part 0 of 1: it is 20971521 bytes uncompressed, and the collector reads at "
+                  "most 20 MiB") == 0);
+}
+
 TEST_CASE("the container id is read from a cgroup line as libdatadog reads it") {
   // libdd-common/src/entity_id/unix/container_id.rs,
   // test_container_id_line_parsing.
