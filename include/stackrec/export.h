@@ -126,9 +126,9 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_exporter_new(
  * (docs/exporting.md#what-each-backend-is-sent): the format the protocol sends (OTLP:
  * STACKREC_FORMAT_OTLP; the others: pprof), and for Pyroscope the target STACKREC_TARGET_PYROSCOPE,
  * gzip or no compression, sizes within its limits and rate burst, and a start inside its
- * ingestion window; for Datadog at most 10 MiB. A part that breaks one: INVALID_ARGUMENT naming
- * the part and the rule, nothing queued (the caller keeps the profile), counted in
- * refused_before_sending. NULL exporter or encoded, or an encoded with no bytes:
+ * ingestion window; for Datadog at most 10 MiB; for OTLP at most the collector's 20 MiB, compressed
+ * or not. A part that breaks one: INVALID_ARGUMENT naming the part and the rule, nothing queued
+ * (the caller keeps the profile), counted in refused_before_sending. NULL exporter or encoded, or an encoded with no bytes:
  * INVALID_ARGUMENT; the thread could not be started: OUT_OF_MEMORY. Any thread. */
 STACKREC_NODISCARD STACKREC_API stackrec_status
 stackrec_exporter_send(stackrec_exporter *exporter, const stackrec_encoded *encoded);
