@@ -76,7 +76,7 @@ class Splitter {
     return item.id < keys_ ? parts_.aggregate.key_values(item.id)
                            : parts_.aggregate.timed_values(item.id - keys_);
   }
-  // Fills kept_ with every sample, in writing order.
+  // Fills kept_ with every sample to write, in writing order.
   void TakeAll();
   // Sums `item` into the pseudo-sample, for `reason` if it is the first.
   void Fold(const Item& item, FoldReason reason) {
@@ -307,6 +307,18 @@ void Splitter::TakeAll() {
     kept_[keys_ + i] = {
         static_cast<uint32_t>(keys_ + i), stack, labels,
         static_cast<uint32_t>(costs_.SampleBytes(stack, labels, samples.timed_values(i), true))};
+  }
+  // An output of some of the values writes only the samples with one of
+  // them (SerializeOptions::columns): the parts are cut from those alone.
+  const std::vector<uint32_t>& columns = options_.columns;
+  if (!columns.empty()) {
+    kept_.erase(std::remove_if(kept_.begin(), kept_.end(),
+                               [&](const Item& item) {
+                                 const int64_t* v = ItemValues(item);
+                                 return std::none_of(columns.begin(), columns.end(),
+                                                     [&](uint32_t c) { return v[c] != 0; });
+                               }),
+                kept_.end());
   }
 }
 
