@@ -35,6 +35,7 @@
 #include "base/table_memory.h"
 #include "encode/dense_ids.h"
 #include "encode/sample_scaler.h"
+#include "input/serialize_options.h"
 #include "profile/profile_parts.h"
 
 namespace stackrec {
@@ -199,11 +200,7 @@ class EncodePlan {
   // Whether a sample of these values is written: any of the columns is
   // non-zero (always, without columns).
   bool InColumns(const int64_t* values) const {
-    if (columns_ == nullptr) return true;
-    for (const uint32_t c : *columns_) {
-      if (values[c] != 0) return true;
-    }
-    return false;
+    return columns_ == nullptr || HasValueIn(*columns_, values);
   }
   // Fills keys_ and stack_runs_ with the aggregated keys to write (see the
   // top of this file).

@@ -30,6 +30,13 @@ std::string Excerpt(const std::string& body) {
   return out;
 }
 
+// The Unix time, which the backends' windows are in.
+int64_t UnixNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 Exporter::Exporter(Config config)
@@ -86,10 +93,7 @@ stackrec_status Exporter::Send(const stackrec_encoded* encoded) {
     facts.sample_types.emplace_back(std::string(type.ptr, type.len),
                                     std::string(unit.ptr, unit.len));
   }
-  const int64_t now_ns =
-      static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count());
+  const int64_t now_ns = UnixNowNs();
   std::vector<std::unique_ptr<Payload>> parts;
   for (size_t i = 0; i < n; ++i) {
     stackrec_part part;
@@ -278,11 +282,7 @@ void Exporter::Deliver(const Payload& p) {
       // A part that aged out of the backend's window while queued or
       // retried would only be refused: it is dropped and counted instead.
       std::unique_lock<std::mutex> l(mu_);
-      const int64_t now_ns =
-          static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-      const std::string too_old = CheckAge(config_, p.start_ns, now_ns);
+      const std::string too_old = CheckAge(config_, p.start_ns, UnixNowNs());
       if (!too_old.empty()) {
         ++stats_.dropped_too_old;
         SetLastError("dropped, not sent: " + too_old);

@@ -57,6 +57,16 @@ struct SerializeOptions {
   std::vector<uint32_t> columns = {};
 };
 
+// Whether a sample of `values` is in an output of `columns`: one of them
+// is non-zero (SerializeOptions::columns; the plan, the splitter and the
+// serializer all decide by this).
+inline bool HasValueIn(const std::vector<uint32_t>& columns, const int64_t* values) {
+  for (const uint32_t c : columns) {
+    if (values[c] != 0) return true;
+  }
+  return false;
+}
+
 // Pyroscope allows 30 label names a series (pkg/validation/limits.go,
 // max_label_names_per_series); its own take 4 and the exporter's tags the
 // rest, so a host names at most this many series labels.

@@ -312,13 +312,10 @@ void Splitter::TakeAll() {
   // them (SerializeOptions::columns): the parts are cut from those alone.
   const std::vector<uint32_t>& columns = options_.columns;
   if (!columns.empty()) {
-    kept_.erase(std::remove_if(kept_.begin(), kept_.end(),
-                               [&](const Item& item) {
-                                 const int64_t* v = ItemValues(item);
-                                 return std::none_of(columns.begin(), columns.end(),
-                                                     [&](uint32_t c) { return v[c] != 0; });
-                               }),
-                kept_.end());
+    kept_.erase(
+        std::remove_if(kept_.begin(), kept_.end(),
+                       [&](const Item& item) { return !HasValueIn(columns, ItemValues(item)); }),
+        kept_.end());
   }
 }
 

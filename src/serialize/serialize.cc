@@ -95,14 +95,11 @@ std::vector<std::vector<uint32_t>> ProfileTypeColumns(const Profile& profile,
   // A type with nothing recorded in this interval gets no profile of its own.
   const Aggregate& samples = profile.Parts().aggregate;
   auto recorded = [&](const std::vector<uint32_t>& columns) {
-    auto any = [&](const int64_t* v) {
-      return std::any_of(columns.begin(), columns.end(), [&](uint32_t c) { return v[c] != 0; });
-    };
     for (size_t k = 0; k < samples.key_count(); ++k) {
-      if (any(samples.key_values(k))) return true;
+      if (HasValueIn(columns, samples.key_values(k))) return true;
     }
     for (size_t t = 0; t < samples.timed_count(); ++t) {
-      if (any(samples.timed_values(t))) return true;
+      if (HasValueIn(columns, samples.timed_values(t))) return true;
     }
     return false;
   };
