@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// A recorder slot's lanes share one set of tables (src/profile/
+// A recorder slot's lanes share one set of tables (src/recorder/
 // slot_tables.h): samplers that meet the same new keys intern each once per
 // slot, known keys are recorded without a lock, and a sampler stopped while
 // it holds the slot's new-entry lock holds up no other sampler's records.

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <new>
 #include <utility>
 
-#include "base/utf8.h"
 #include "input/label_rules.h"
 #include "input/sample_checks.h"
 
@@ -30,6 +30,7 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
     : options_(WithEnabledTypes(std::move(options))),
       start_ns_(start_ns),
       own_tables_(std::make_unique<SampleTables>()),
+      tables_(own_tables_.get()),
       aggregate_(
           static_cast<size_t>(std::count(options_.enabled.begin(), options_.enabled.end(), true))),
       heap_(heap_width) {
@@ -39,36 +40,55 @@ Profile::Profile(ProfileOptions options, int64_t start_ns, size_t heap_width)
   InternConstants();
 }
 
-Profile::Profile(ProfileOptions options, int64_t start_ns, SlotTables& slot)
+Profile::Profile(ProfileOptions options, int64_t start_ns, BorrowedTables)
     : options_(WithEnabledTypes(std::move(options))),
       start_ns_(start_ns),
-      slot_(&slot),
       aggregate_(
           static_cast<size_t>(std::count(options_.enabled.begin(), options_.enabled.end(), true))),
       heap_(0) {
   all_values_stored_ = stored_values() == options_.sample_types.size();
   scratch_values_.resize(stored_values());
-  // The slot's tables hold the options' strings (SlotTables::ids).
+  // The tables and their options' strings come with BindTables.
+}
+
+void Profile::BindTables(SampleTables* tables, const OptionStrings* ids,
+                         uint32_t storage_full_stack,
+                         const SampleTables::Carried* carried) noexcept {
+  assert(own_tables_ == nullptr && aggregate_.key_count() == 0 && aggregate_.timed_count() == 0);
+  TablesChanged();
+  tables_ = tables;
+  ids_ = ids;
+  storage_full_stack_ = storage_full_stack;
+  DictionaryImports next;
+  if (carried != nullptr) {
+    try {
+      imports_.CarryInto(*carried, &next);
+    } catch (const std::bad_alloc&) {
+      // Nothing imported, rather than ids of the tables that are gone.
+      next = DictionaryImports();
+    }
+  }
+  imports_ = std::move(next);
 }
 
 void Profile::InternConstants() {
-  ids_ = InternOptionStrings(options_, &tables().mutable_strings());
+  own_ids_ = InternOptionStrings(options_, &tables().mutable_strings());
+  storage_full_stack_ = 0;  // interned at its first use
 }
 
 void Profile::Reset(int64_t start_ns) {
+  // Borrowed tables are reset by their owner.
+  assert(own_tables_ != nullptr);
   TablesChanged();
-  // A lane's tables are its slot's, which the recorder resets.
-  if (slot_ == nullptr) tables().Clear();
+  tables().Clear();
   aggregate_.Clear();
   endpoints_.Clear();
-  endpoint_names_.Clear();
-  pending_.Clear();
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   // The tables the imports pointed into are gone.
   imports_.Sync(DictionaryImports::kNotImported);
   heap_.Release();
   start_ns_ = start_ns;
-  if (slot_ == nullptr) InternConstants();
+  InternConstants();
   PublishMemory();
 }
 
@@ -80,7 +100,6 @@ void Profile::ClearSamples(int64_t start_ns) {
   // growing them again costs less than the workloads benchmark can see.
   aggregate_.Clear();
   endpoints_.Clear();
-  endpoint_names_.Clear();
   samples_added_ = samples_truncated_ = samples_over_memory_ = 0;
   heap_.Clear();
   start_ns_ = start_ns;
@@ -89,33 +108,27 @@ void Profile::ClearSamples(int64_t start_ns) {
 
 void Profile::Compact() {
   TablesChanged();
-  // A lane's tables are compacted by their slot (SlotTables::Compact).
-  if (slot_ == nullptr) tables().Compact();
+  // Borrowed tables are compacted by their owner.
+  if (own_tables_ != nullptr) own_tables_->Compact();
   PublishMemory();
 }
 
-Profile::~Profile() {
-  if (shared_bytes_ != nullptr) shared_bytes_->fetch_sub(published_, std::memory_order_relaxed);
-}
+Profile::~Profile() = default;
 
-void Profile::ShareMemoryCap(std::atomic<size_t>* shared_bytes) {
-  if (shared_bytes_ != nullptr) shared_bytes_->fetch_sub(published_, std::memory_order_relaxed);
-  shared_bytes_ = shared_bytes;
-  RepublishMemory();
+void Profile::ShareMemoryCap(std::atomic<size_t>* total) {
+  memory_share_.Join(total);
+  PublishMemory();
 }
 
 void Profile::PublishMemory() const {
-  if (shared_bytes_ == nullptr) return;
+  if (!memory_share_.joined()) return;
   if (other_bytes_stale_) RefreshOtherBytes();
-  const size_t own = other_bytes_ + aggregate_.KeyBytes();
-  // Modular: a profile that shrank adds the two's complement of the drop.
-  shared_bytes_->fetch_add(own - published_, std::memory_order_relaxed);
-  published_ = own;
+  memory_share_.Publish(other_bytes_ + aggregate_.KeyBytes());
 }
 
 std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
-  // A lane's tables are carried over by their slot (SlotTables::CarryOver).
-  assert(slot_ == nullptr);
+  // Borrowed tables are carried over by their owner.
+  assert(own_tables_ != nullptr);
   // Heap deltas are not carried: the serializer has consumed them.
   auto next = std::make_unique<Profile>(options_, start_ns, heap_.width());
   next->upscaling_ = upscaling_;
@@ -125,7 +138,7 @@ std::unique_ptr<Profile> Profile::CarryOver(int64_t start_ns) const {
       &carried);
   // Imports from the dictionary stay valid for what was carried over.
   imports_.CarryInto(carried, &next->imports_);
-  if (shared_bytes_ != nullptr) next->ShareMemoryCap(shared_bytes_);
+  if (memory_share_.joined()) next->ShareMemoryCap(memory_share_.total_counter());
   return next;
 }
 
@@ -139,7 +152,7 @@ void Profile::ForEachKey(absl::FunctionRef<void(SampleKey)> f) const {
 }
 
 std::unique_ptr<Profile> Profile::KeepHeapRows(absl::Span<const uint32_t> rows) const {
-  assert(slot_ == nullptr);
+  assert(own_tables_ != nullptr);
   auto next = std::make_unique<Profile>(options_, start_ns_, heap_.width());
   SampleTables::Carried carried;
   tables().CarryInto(
@@ -154,7 +167,7 @@ std::unique_ptr<Profile> Profile::KeepHeapRows(absl::Span<const uint32_t> rows) 
         next->heap_.Row(carried.stacks[heap_.stack(row)], carried.label_sets[heap_.labels(row)]);
     next->heap_.Add(kept, heap_.values(row), /*negate=*/false);
   }
-  if (shared_bytes_ != nullptr) next->ShareMemoryCap(shared_bytes_);
+  if (memory_share_.joined()) next->ShareMemoryCap(memory_share_.total_counter());
   return next;
 }
 
@@ -164,10 +177,10 @@ void Profile::RefreshOtherBytes() const {
 }
 
 size_t Profile::MemoryBytes() const {
-  // A lane's tables count once, in its slot's (SlotTables::PublishMemory).
-  return (slot_ == nullptr ? tables().MemoryBytes() : 0) + aggregate_.KeyBytes() +
+  // Borrowed tables count once, in their owner's count.
+  return (own_tables_ != nullptr ? own_tables_->MemoryBytes() : 0) + aggregate_.KeyBytes() +
          aggregate_.TimedBytes() + imports_.MemoryBytes() + heap_.MemoryBytes() +
-         endpoints_.MemoryBytes() + endpoint_names_.MemoryBytes() + pending_.MemoryBytes();
+         endpoints_.MemoryBytes();
 }
 
 Status Profile::InternSampleKey(const SampleView& sample, uint32_t* stack, uint32_t* labels,
@@ -249,12 +262,6 @@ Status Profile::SetEndpoint(uint64_t local_root_span_id, absl::string_view endpo
   if (endpoint.empty()) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
-  if (slot_ != nullptr) {
-    // A lane adds no string to its slot's tables without the lock.
-    if (!IsValidUtf8(endpoint)) return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
-    endpoint_names_.Set(local_root_span_id, endpoint);
-    return OkStatus();
-  }
   StringId id;
   if (!tables().mutable_strings().Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
@@ -268,17 +275,19 @@ Status Profile::AddEndpointCount(absl::string_view endpoint, int64_t value) {
   if (endpoint.empty()) {
     return Error(Code::kInvalidArgument, "endpoint is empty");
   }
-  if (slot_ != nullptr) {
-    if (!IsValidUtf8(endpoint)) return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
-    endpoint_names_.AddCount(endpoint, value);
-    return OkStatus();
-  }
   StringId id;
   if (!tables().mutable_strings().Intern(endpoint, &id)) {
     return Error(Code::kInvalidArgument, "endpoint is not valid UTF-8");
   }
   endpoints_.AddCount(id, value);
   return OkStatus();
+}
+
+void Profile::AddEndpoints(absl::FunctionRef<void(StringTable*, Endpoints*)> add) {
+  TablesChanged();
+  Endpoints endpoints = endpoints_;
+  add(&tables().mutable_strings(), &endpoints);
+  endpoints_ = std::move(endpoints);
 }
 
 std::vector<std::pair<std::string, int64_t>> Profile::EndpointCounts() const {

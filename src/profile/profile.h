@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Profile: what stackrec_profile is, and each slot of a recorder. A facade
-// over its parts: the sample's checks (sample_checks.h), the interned
-// tables with their caches (sample_tables.h), the summed samples
-// (aggregate.h), what was imported from a dictionary
-// (dictionary_imports.h), the live-heap deltas (heap_deltas.h) and the
-// endpoints (endpoints.h). It owns the options, the memory cap and the
-// order of the steps of an add; the sampler's path is profile_add.cc, the
-// rest (lifetime, copies, reading) profile.cc. The encoders read the parts
-// directly, through Parts() (profile_parts.h).
+// Profile: what stackrec_profile is, and what each lane of a recorder adds
+// to. Single-threaded: one thread at a time calls it. A facade over its
+// parts: the sample's checks (sample_checks.h), the interned tables with
+// their caches (sample_tables.h), the summed samples (aggregate.h), what
+// was imported from a dictionary (dictionary_imports.h), the live-heap
+// deltas (heap_deltas.h) and the endpoints (endpoints.h). It owns the
+// options, the memory cap and the order of the steps of an add; the
+// sampler's path is profile_add.cc, the rest (lifetime, copies, reading)
+// profile.cc. The encoders read the parts directly, through Parts()
+// (profile_parts.h).
+//
+// Its tables are its own, or another's that it is bound to (BindTables):
+// a recorder lane's profile interns into its slot's tables, which the
+// lane (recorder/sample_lane.h) lets it do only under the slot's lock,
+// and finds known entries lock-free by itself, through the steps of an add
+// that this class hands out (BeginAdd, AddKnown, FinishAdd).
 #ifndef STACKREC_SRC_PROFILE_PROFILE_H_
 #define STACKREC_SRC_PROFILE_PROFILE_H_
 
-#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -27,18 +33,18 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "base/status.h"
+#include "concurrent/bytes_share.h"
+#include "concurrent/published_index.h"
 #include "hash/fingerprint.h"
 #include "hash/hashed_frames.h"
 #include "input/profile_options.h"
+#include "input/sample_checks.h"
 #include "input/sample_view.h"
 #include "input/trace_link.h"
 #include "input/upscaling.h"
 #include "profile/dictionary_imports.h"
-#include "profile/endpoint_names.h"
 #include "profile/endpoints.h"
-#include "profile/pending_samples.h"
 #include "profile/profile_parts.h"
-#include "profile/slot_tables.h"
 #include "tables/aggregate.h"
 #include "tables/heap_deltas.h"
 #include "tables/records.h"
@@ -54,29 +60,36 @@ class Profile {
   // number of values each heap-delta row carries (see "Heap deltas" below);
   // 0 for a profile that holds none.
   Profile(ProfileOptions options, int64_t start_ns, size_t heap_width = 0);
-  // A lane of a recorder slot (recorder/lanes.h): its tables are `slot`'s,
-  // shared with the slot's other lanes, and it keeps only its own rows of
-  // values, dictionary imports, endpoints and parked samples. Adds take
-  // the paths of profile_lane.cc: known entries lock-free, new ones under
-  // the slot's new-entry lock. `slot` outlives it.
-  Profile(ProfileOptions options, int64_t start_ns, SlotTables& slot);
+  // A profile over tables that are not its own, given by BindTables before
+  // any other call: it keeps its own rows of values, dictionary imports and
+  // endpoints, and interns into those tables. Their owner counts their
+  // memory and compacts, replaces and resets them (Reset, Compact,
+  // CarryOver and KeepHeapRows are for a profile with tables of its own).
+  struct BorrowedTables {};
+  Profile(ProfileOptions options, int64_t start_ns, BorrowedTables);
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
+  // Binds a profile made with BorrowedTables to `tables`, whose options'
+  // strings are `ids` and whose storage-full pseudo-stack is
+  // `storage_full_stack` (both outlive the binding), or binds it again
+  // after their owner replaced them: with `carried`, the dictionary
+  // imports follow where CarryInto put each entry (or, if memory for that
+  // is short, are forgotten, to be imported again); without, they are
+  // forgotten. Again only with no samples (ClearSamples first).
+  void BindTables(SampleTables* tables, const OptionStrings* ids, uint32_t storage_full_stack,
+                  const SampleTables::Carried* carried = nullptr) noexcept;
+  bool has_tables() const { return tables_ != nullptr; }
+
   // Makes this profile one of several that share one max_memory_bytes (a
-  // recorder slot's lanes): it publishes its MemoryBytes() into
-  // *shared_bytes, adding the change whenever it checks the cap, and the
-  // cap is reached when their sum is. Every profile sharing the counter
-  // must publish into it (the sum may be checked a table growth late);
-  // one destroyed withdraws what it published. CarryOver's profile shares
-  // it too. Null: this profile's cap is its own (the default).
-  void ShareMemoryCap(std::atomic<size_t>* shared_bytes);
-  // After the counter was zeroed (a fork child): publishes everything again.
-  void RepublishMemory() {
-    published_ = 0;
-    PublishMemory();
-  }
+  // recorder slot's lanes): it publishes its MemoryBytes() into *total,
+  // adding the change whenever it checks the cap, and the cap is reached
+  // when their sum is (concurrent/bytes_share.h). Every owner sharing the
+  // total must publish into it; one destroyed withdraws what it published.
+  // CarryOver's profile shares it too. Null: this profile's cap is its own
+  // (the default).
+  void ShareMemoryCap(std::atomic<size_t>* total);
 
   // On error nothing observable changes: a rejected sample may leave
   // interned strings or locations behind, but the encoder writes only what
@@ -86,11 +99,7 @@ class Profile {
   // there: a stack this profile interned before (from the same content, so
   // checked then) is found by its fingerprint, and its frames are neither
   // converted nor checked again; any other is loaded and added as usual.
-  // A lane's way (profile_lane.cc) or a profile's own, chosen here so that
-  // a sampler's record makes one call into the profile, not two.
-  Status Add(const SampleView& sample, const HashedFrames* frames = nullptr) {
-    return slot_ != nullptr ? AddInLane(sample, frames) : AddOwn(sample, frames);
-  }
+  Status Add(const SampleView& sample, const HashedFrames* frames = nullptr);
   // Adds a sample given by ids of a Dictionary (dictionary.h) whose current
   // generation is `generation`. What this profile imported from the
   // dictionary in that generation is found without the dictionary; the
@@ -98,17 +107,15 @@ class Profile {
   // with the dictionary held still (a recorder takes a lock there). On
   // error nothing observable changes, as with Add.
   using WithDictionary = absl::FunctionRef<Status(absl::FunctionRef<Status(const Dictionary&)>)>;
-  Status AddIds(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary) {
-    return slot_ != nullptr ? AddIdsInLane(sample, generation, with_dictionary)
-                            : AddIdsOwn(sample, generation, with_dictionary);
-  }
+  Status AddIds(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary);
   // Copies the stack or label set `id`, just interned into `dict`, into
   // this profile now rather than at the first sample that names it, which
   // then costs what every later one does. (Interning happens once; the
   // first sample of a stack is on a sampler's hot path.) Not at the memory
   // cap, where AddIds imports nothing either, and not if memory runs out:
   // this only saves work, and what it leaves half done is found and
-  // finished by the import of the first sample.
+  // finished by the import of the first sample. The caller holds `dict`
+  // still.
   enum class Interned { kStack, kLabelSet };
   void ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept;
   Status SetEndpoint(uint64_t local_root_span_id, absl::string_view endpoint);
@@ -116,6 +123,11 @@ class Profile {
   Status AddEndpointCount(absl::string_view endpoint, int64_t value);
   // The hit counts, by endpoint name.
   std::vector<std::pair<std::string, int64_t>> EndpointCounts() const;
+  // Endpoints kept elsewhere by name (a lane's, recorder/endpoint_names.h),
+  // which `add` interns into the strings it is given and adds to the
+  // endpoints it is given. All or nothing: throws std::bad_alloc with the
+  // endpoints as they were.
+  void AddEndpoints(absl::FunctionRef<void(StringTable*, Endpoints*)> add);
   // Upscaling rules apply when the profile is encoded; they are part of its
   // configuration and survive Reset and CarryOver.
   Status AddUpscalingRule(UpscalingRule rule) { return upscaling_.Add(std::move(rule), options_); }
@@ -180,25 +192,71 @@ class Profile {
   // if they had been added here (profile_merge.cc). Throws std::bad_alloc
   // with no sample or endpoint changed. Heap deltas are not merged.
   void MergeFrom(const Profile& from);
+  // The same for `from` over the same tables (two lanes of one slot): by
+  // key ids, nothing interned. Throws std::bad_alloc with no sample or
+  // endpoint changed.
+  void MergeSameTables(const Profile& from);
   // Checks what InternSampleKey would check, interning nothing.
   Status ValidateSampleContent(const SampleView& sample) const;
 
-  // ---- A lane of a recorder slot (profile_lane.cc) ---------------------------
-  // The serializer's side, holding the lane and the slot's new-entry lock.
-  // Adds the samples parked while the lock was busy.
-  void AddPendingSamples();
-  // Adds every sample of `lane`, a lane of the same slot with no parked
-  // samples, by key ids (the tables are the same), and its endpoints and
-  // counts. Throws std::bad_alloc with no sample or endpoint changed.
-  void MergeLane(const Profile& lane);
-  // Interns the endpoint names kept by name (endpoint_names.h) into the
-  // endpoints the encoders read.
-  void SettleEndpoints();
-  // After SlotTables::CarryOver: the dictionary imports follow `carried`
-  // (or, if memory for that is short, are forgotten, to be imported
-  // again). With no samples (ClearSamples first).
-  void RebindSlotTables(const SampleTables::Carried& carried) noexcept;
-  bool has_pending_samples() const { return !pending_.empty(); }
+  // ---- An add in steps, for an adder that finds known entries itself ------
+  // A recorder lane (recorder/sample_lane.h) finds the stacks and label
+  // sets its slot knows in the slot's published indexes, without the lock
+  // that interning into the shared tables takes. It runs Add's steps
+  // through these, its index in place of the tables' caches; Add and AddIds
+  // run them over the caches. Each step is Add's own code, not a copy.
+  struct AddStart {
+    Fingerprint labels_fp;  // FingerprintLabels(sample.labels)
+    bool whole = false;     // `frames` given, at most max_frames of them
+  };
+  // The first steps of every add by content: the timestamp checked, the
+  // labels hashed and their slot in `index` fetched before the deferred
+  // samples are settled (Advance), so that its miss overlaps theirs, then
+  // the stack's slot and the key's home fetched. `index` is this profile's
+  // tables or the adder's index (PrefetchLabels, PrefetchStack).
+  template <typename Index>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Status BeginAdd(const SampleView& sample, const HashedFrames* frames,
+                                               const Index& index, AddStart* start);
+  // Add for a sample whose stack and label set the adder found by content
+  // (`key`, whose tag is `tag`): what a cache hit would check (the values,
+  // the reserved keys against the timestamp), then the key's row. The
+  // tables are not touched but for the seeds, which may be read while
+  // another thread interns (stable_vector.h). Not at the memory cap.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Status AddKnown(const SampleView& sample, SampleKey key,
+                                               uint32_t tag);
+  // The rest of an add begun with BeginAdd (and Advance since, if other
+  // samples were added meanwhile), through the tables' caches; counted.
+  Status FinishAdd(const SampleView& sample, const HashedFrames* frames, const AddStart& start);
+  // AddIds's first steps, as BeginAdd's: the labels given as strings are
+  // hashed into *labels_fp and their slot in `index` fetched.
+  template <typename Index>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Status BeginAddIds(const IdSampleView& sample, const Index& index,
+                                                  Fingerprint* labels_fp);
+  // AddIds for a sample whose stack and label set this profile imported
+  // in `generation` (a label set given as strings found by
+  // find_labels(labels_fp, &entry), a PublishedIndex::Entry), without the dictionary or the tables'
+  // caches: true, with the add's status in *status, if so; false, changing nothing, if not (or at
+  // the memory cap, or with a label-set id and a link, which reads the tables).
+  template <typename FindLabels>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool AddIdsIfImported(const IdSampleView& sample,
+                                                     uint32_t generation,
+                                                     const Fingerprint& labels_fp,
+                                                     FindLabels&& find_labels, Status* status);
+  // The rest of an add by ids begun with BeginAddIds (and Advance since,
+  // if other samples were added meanwhile); counted.
+  Status FinishAddIds(const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
+                      WithDictionary with_dictionary);
+  // Settles the oldest deferred sample: room for the next add to defer.
+  void Advance() { aggregate_.Advance(); }
+  // For a sample the adder keeps aside to add later (a lane's parked
+  // samples), its frames loaded: checked in full now, as interning would,
+  // so that adding it later cannot fail, and counted as added. *keep says
+  // whether the adder keeps it: not at the memory cap, where it goes to
+  // the storage-full pseudo-sample now, which needs no new entry.
+  Status AcceptForLater(const SampleView& sample, bool* keep);
+  // Adds a sample AcceptForLater kept, in the order kept (not counted
+  // again). Throws std::bad_alloc.
+  void AddAccepted(const SampleView& sample, const Fingerprint& labels_fp);
 
   // Adds `values` (stored_values() of them) to the aggregated key (stack,
   // labels), a new key if need be, outside the memory cap; with `undo`, as
@@ -232,8 +290,18 @@ class Profile {
   }
 
   // Memory held by the parts, as counted against max_memory_bytes
-  // (memory_bytes.h).
+  // (memory_bytes.h): borrowed tables count in their owner's.
   size_t MemoryBytes() const;
+  // Publishes MemoryBytes() into the shared total now (ShareMemoryCap);
+  // once more after its total was zeroed (a fork child), from zero.
+  void PublishMemory() const;
+  void RepublishMemory() {
+    memory_share_.Forget();
+    PublishMemory();
+  }
+  // Whether the memory cap is reached: asked before anything new is
+  // stored (see Full below).
+  bool AtMemoryCap() const { return Full(); }
   // Since creation or the last reset: samples accepted,
   uint64_t samples_added() const { return samples_added_; }
   // of which accepted with their stack cut to max_frames,
@@ -245,8 +313,7 @@ class Profile {
   // ---- Read side ------------------------------------------------------------
   // The parts themselves, for the encoders (and tests) that read them.
   ProfileParts Parts() const {
-    const OptionStrings& ids = slot_ != nullptr ? slot_->ids() : ids_;
-    return {options_, upscaling_, tables(), aggregate_, endpoints_, ids, start_ns_};
+    return {options_, upscaling_, tables(), aggregate_, endpoints_, *ids_, start_ns_};
   }
   // The few reads the recorder, the C API and live-heap tracking make.
   const ProfileOptions& options() const { return options_; }
@@ -282,29 +349,27 @@ class Profile {
     std::vector<LabelView> linked_labels;     // AddLinkedLabelSet's views
   };
 
-  // The tables: this profile's own, or its slot's. A lane asks its slot on
-  // its first use and keeps them until RebindSlotTables: a lane being added
-  // while the serializer replaces the tables must not keep the old ones,
-  // and its first use comes after the serializer is done with the slot.
-  SampleTables& tables() const {
-    if (slot_ == nullptr) return *own_tables_;
-    if (ABSL_PREDICT_FALSE(lane_tables_ == nullptr)) lane_tables_ = &slot_->tables();
-    return *lane_tables_;
-  }
+  // The tables: this profile's own, or those BindTables gave it.
+  SampleTables& tables() const { return *tables_; }
 
-  // ---- A lane's sampler paths (profile_lane.cc) -----------------------------
-  // Add and AddIds in a lane: known stack and label set found lock-free,
-  // anything new under the slot's new-entry lock.
-  Status AddInLane(const SampleView& sample, const HashedFrames* frames);
-  Status AddIdsInLane(const IdSampleView& sample, uint32_t generation,
-                      WithDictionary with_dictionary);
-  // Add for a key whose entries are all known, tagged `tag`: no table is
-  // touched. values_ are taken, the memory cap checked.
-  void AddKnownKey(SampleKey key, uint32_t tag, int64_t timestamp_ns);
-  // The lock was busy: checks `sample` as interning would and parks a
-  // copy (or, at the memory cap, adds it to the storage-full stack, which
-  // needs no new entry).
-  Status ParkSample(const SampleView& sample, const HashedFrames* frames);
+  // Adds values_ to the key (stack and label set known, tagged `tag`): no
+  // table is touched.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void AddKnownKey(SampleKey key, uint32_t tag, int64_t timestamp_ns) {
+    if (timestamp_ns != 0) {
+      TablesChanged();
+      aggregate_.AddTimed(key, timestamp_ns, values_);
+      return;
+    }
+    if (ABSL_PREDICT_TRUE(aggregate_.CanDefer())) {
+      aggregate_.Defer(key, tag, values_);
+      return;
+    }
+    if (const uint32_t row = aggregate_.Find(key, tag); row != KeyIndex::kNone) {
+      aggregate_.SumInto(row, values_);
+    } else {
+      aggregate_.Insert(key, tag, values_);
+    }
+  }
   // The stack of an id sample as imported in this generation, or
   // DictionaryImports::kNotImported (then *fingerprint is that of its
   // location ids, if it has them). With labels as strings, the key's home
@@ -332,6 +397,9 @@ class Profile {
     }
     return imports_.LocationIdsStack(*fingerprint);
   }
+  // The error of a label set given by id that has the key the sample's
+  // timestamp is written under.
+  static Status EndTimestampLabelsError(uint32_t labels_id);
   // Checks an id sample's shape: ids and contents not both set.
   static Status CheckIdShape(const IdSampleView& sample) {
     if (sample.stack_id != 0 && !sample.location_ids.empty()) {
@@ -343,15 +411,18 @@ class Profile {
     }
     return OkStatus();
   }
-  // The id of the storage-full pseudo-stack: interned up front in a slot.
+  // The id of the storage-full pseudo-stack: interned at its first use, or
+  // up front by the owner of borrowed tables.
   uint32_t StorageFullStack() {
-    return slot_ != nullptr ? slot_->storage_full_stack() : InternPseudoStack(kStorageFullFrame);
+    if (ABSL_PREDICT_FALSE(storage_full_stack_ == 0)) {
+      storage_full_stack_ = InternPseudoStack(kStorageFullFrame);
+    }
+    return storage_full_stack_;
   }
 
   // ---- The sampler's path (profile_add.cc) --------------------------------
-  // Add and AddIds into a profile's own tables.
-  Status AddOwn(const SampleView& sample, const HashedFrames* frames);
-  Status AddIdsOwn(const IdSampleView& sample, uint32_t generation, WithDictionary with_dictionary);
+  // Add and FinishAdd once BeginAdd is done.
+  Status AddContent(const SampleView& sample, const HashedFrames* frames, const AddStart& start);
   // Add, after Advance and but for the count of samples added; `labels_fp`
   // is FingerprintLabels(sample.labels), `hashed`: the frames' fingerprint
   // and hashes are known.
@@ -371,9 +442,6 @@ class Profile {
   // Forgets what was imported from a dictionary generation other than
   // `generation` (the profile's copies stay, for its samples).
   void SyncDictionary(uint32_t generation);
-  // AddIdSample, not inlined: a lane's path under its slot's lock.
-  Status AddIdSampleLocked(const IdSampleView& sample, const Fingerprint& labels_fp,
-                           uint32_t generation, WithDictionary with_dictionary);
   // AddIds, after Advance and but for the count.
   Status AddIdSample(const IdSampleView& sample, const Fingerprint& labels_fp, uint32_t generation,
                      WithDictionary with_dictionary);
@@ -436,15 +504,13 @@ class Profile {
     // A table changed without TablesChanged() would make the cap late.
     assert(other_bytes_ + aggregate_.KeyBytes() == MemoryBytes());
     const size_t own = other_bytes_ + aggregate_.KeyBytes();
-    if (ABSL_PREDICT_TRUE(shared_bytes_ == nullptr)) return own >= options_.max_memory_bytes;
-    // Shared (ShareMemoryCap): the counter's line is written only when a
+    if (ABSL_PREDICT_TRUE(!memory_share_.joined())) return own >= options_.max_memory_bytes;
+    // Shared (ShareMemoryCap): the total's line is written only when a
     // profile's tables grow or shrink, so reading it costs a load.
-    if (own != published_) PublishMemory();
-    return shared_bytes_->load(std::memory_order_relaxed) >= options_.max_memory_bytes;
+    memory_share_.Publish(own);
+    return memory_share_.total() >= options_.max_memory_bytes;
   }
   void RefreshOtherBytes() const;
-  // Adds MemoryBytes() - published_ to *shared_bytes_ (if shared).
-  void PublishMemory() const;
   // Invariant: called wherever a part other than the aggregate's keys may
   // have grown or shrunk since the last Full() (debug builds check it).
   void TablesChanged() { other_bytes_stale_ = true; }
@@ -456,28 +522,25 @@ class Profile {
   bool all_values_stored_ = false;  // every declared type enabled
   int64_t start_ns_ = 0;
 
-  // Lane or not (see tables()): exactly one of the two is set.
-  SlotTables* slot_ = nullptr;
-  mutable SampleTables* lane_tables_ = nullptr;  // see tables()
+  // The tables, and the strings of the options in them: own_tables_ and
+  // own_ids_, or borrowed (BindTables), when own_tables_ is null.
   std::unique_ptr<SampleTables> own_tables_;
+  SampleTables* tables_ = nullptr;
+  OptionStrings own_ids_;
+  const OptionStrings* ids_ = &own_ids_;
+  uint32_t storage_full_stack_ = 0;  // 0: not interned yet (a stack has a frame)
   Aggregate aggregate_;
   DictionaryImports imports_;
   HeapDeltas heap_;
   Endpoints endpoints_;
-  // A lane's: endpoints kept by name until the serializer settles them,
-  // and the samples parked while its slot's lock was busy.
-  EndpointNames endpoint_names_;
-  PendingSamples pending_;
-  OptionStrings ids_;  // not a lane's (its slot's)
 
   uint64_t samples_added_ = 0;
   uint64_t samples_truncated_ = 0;
   uint64_t samples_over_memory_ = 0;
   mutable size_t other_bytes_ = 0;  // MemoryBytes() - aggregate_.KeyBytes(), see Full()
   mutable bool other_bytes_stale_ = true;
-  // ShareMemoryCap's counter, and what this profile added to it.
-  std::atomic<size_t>* shared_bytes_ = nullptr;
-  mutable size_t published_ = 0;
+  // ShareMemoryCap's total, and what this profile published into it.
+  mutable BytesShare memory_share_;
 
   // The values of the sample being added (stored_values() of them): the
   // caller's array, valid for the call, or scratch_values_.
@@ -485,6 +548,97 @@ class Profile {
   std::vector<int64_t> scratch_values_;
   Scratch scratch_;
 };
+
+template <typename Index>
+inline Status Profile::BeginAdd(const SampleView& sample, const HashedFrames* frames,
+                                const Index& index, AddStart* start) {
+  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
+  // The labels are hashed, and their slot in the index fetched, before the
+  // last two samples are settled (Advance), so that its miss overlaps
+  // theirs. The stack's slot and the key index's are fetched after
+  // Advance: fetched before it too, they evicted what Advance was about to
+  // read.
+  start->labels_fp = FingerprintLabels(sample.labels);
+  index.PrefetchLabels(start->labels_fp);
+  // A stack cut to max_frames is fingerprinted again once cut (AddSample).
+  start->whole = frames != nullptr && frames->count <= options_.max_frames;
+  aggregate_.Advance();
+  if (start->whole) {
+    // With 20,000 stacks (the heavy workload) the stack cache is not in L2.
+    index.PrefetchStack(frames->fingerprint);
+    // And the key's home slot in the index, from the seeds the two
+    // fingerprints give (SampleTables::KeyTag): its stack's and its label
+    // set's, when both were interned from their content, as on this path.
+    aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(frames->fingerprint),
+                                               SampleTables::SeedOf(start->labels_fp)));
+  }
+  return OkStatus();
+}
+
+inline Status Profile::AddKnown(const SampleView& sample, SampleKey key, uint32_t tag) {
+  // What a cache hit skips (sample_tables.h): the content is neither
+  // converted nor checked again; only the values and the reserved keys
+  // against the timestamp are new.
+  STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
+  STACKREC_RETURN_IF_ERROR(CheckReservedKeys(sample.labels, sample.timestamp_ns));
+  AddKnownKey(key, tag, sample.timestamp_ns);
+  ++samples_added_;
+  return OkStatus();
+}
+
+template <typename Index>
+inline Status Profile::BeginAddIds(const IdSampleView& sample, const Index& index,
+                                   Fingerprint* labels_fp) {
+  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
+  // As BeginAdd; the key's home is fetched as soon as the stack is known
+  // (ImportedStack).
+  *labels_fp = FingerprintLabels(sample.labels);
+  if (sample.labels_id == 0) index.PrefetchLabels(*labels_fp);
+  aggregate_.Advance();
+  return OkStatus();
+}
+
+template <typename FindLabels>
+inline bool Profile::AddIdsIfImported(const IdSampleView& sample, uint32_t generation,
+                                      const Fingerprint& labels_fp, FindLabels&& find_labels,
+                                      Status* status) {
+  const bool by_labels_id = sample.labels_id != 0;
+  if (generation != imports_.generation() || (by_labels_id && sample.has_link) || Full()) {
+    return false;
+  }
+  *status = TakeValues(sample.values);
+  if (status->ok()) *status = CheckIdShape(sample);
+  if (!status->ok()) return true;
+  Fingerprint fingerprint;
+  const uint32_t packed = ImportedStack(sample, labels_fp, &fingerprint);
+  if (packed == DictionaryImports::kNotImported) return false;
+  uint32_t labels;
+  uint32_t labels_seed = 0;
+  if (by_labels_id) {
+    labels = imports_.LabelSet(sample.labels_id);
+    if (labels == DictionaryImports::kNotImported) return false;
+    if (sample.timestamp_ns != 0 && (labels & DictionaryImports::kEndTimestampBit) != 0) {
+      *status = EndTimestampLabelsError(sample.labels_id);
+      return true;
+    }
+    labels &= ~DictionaryImports::kEndTimestampBit;
+    labels_seed = tables().label_seed(labels);
+  } else {
+    PublishedIndex::Entry entry;
+    if (!find_labels(labels_fp, &entry)) return false;
+    *status = CheckReservedKeys(sample.labels, sample.timestamp_ns);
+    if (!status->ok()) return true;
+    labels = entry.id;
+    labels_seed = entry.seed;
+  }
+  if ((packed & DictionaryImports::kTruncatedBit) != 0) ++samples_truncated_;
+  const SampleKey key{packed & ~DictionaryImports::kTruncatedBit, labels};
+  AddKnownKey(key, SampleTables::SeedsTag(tables().stack_seed(key.stack), labels_seed),
+              sample.timestamp_ns);
+  ++samples_added_;
+  *status = OkStatus();
+  return true;
+}
 
 }  // namespace stackrec
 

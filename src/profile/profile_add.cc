@@ -3,10 +3,11 @@
 //
 // Profile's sampler path: a sample by content (Add) or by dictionary ids
 // (AddIds), from its checks to its key in the aggregate, or to the
-// storage-full pseudo-sample at the memory cap.
+// storage-full pseudo-sample at the memory cap; and the same steps handed
+// to an adder that finds known entries itself (FinishAdd, FinishAddIds,
+// AcceptForLater).
 #include <cassert>
 #include <new>
-#include <optional>
 
 #include "input/sample_checks.h"
 #include "input/trace_link.h"
@@ -35,32 +36,56 @@ Status Profile::AddOverflow(absl::Span<const LocationView> frames,
   return OkStatus();
 }
 
-Status Profile::AddOwn(const SampleView& sample, const HashedFrames* frames) {
-  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
-  // The labels are hashed, and their slot in the label cache fetched,
-  // before the last two samples are settled (Advance), so that its miss
-  // overlaps theirs. The stack cache's and the key index's slots are
-  // fetched after Advance: fetched before it too, they evicted what Advance
-  // was about to read.
-  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
-  tables().PrefetchLabels(labels_fp);
-  // A stack cut to max_frames is fingerprinted again once cut (AddSample).
-  const bool whole = frames != nullptr && frames->count <= options_.max_frames;
-  aggregate_.Advance();
-  if (whole) {
-    // With 20,000 stacks (the heavy workload) the stack cache is not in L2.
-    tables().PrefetchStack(frames->fingerprint);
-    // And the key's home slot in the index, from the seeds the two
-    // fingerprints give (SampleTables::KeyTag): its stack's and its label
-    // set's, when both were interned from their content, as on this path.
-    aggregate_.Prefetch(SampleTables::SeedsTag(SampleTables::SeedOf(frames->fingerprint),
-                                               SampleTables::SeedOf(labels_fp)));
-  }
-  const Status status = frames == nullptr ? AddSample(sample, labels_fp)
-                        : whole           ? AddHashed(sample, *frames, labels_fp)
-                                          : AddLoaded(sample, *frames, labels_fp);
+// The rest of an add by content once BeginAdd is done. Inlined into Add,
+// a sampler's one call into a profile of its own: no second call and
+// prologue.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddContent(const SampleView& sample,
+                                                               const HashedFrames* frames,
+                                                               const AddStart& start) {
+  const Status status = frames == nullptr ? AddSample(sample, start.labels_fp)
+                        : start.whole     ? AddHashed(sample, *frames, start.labels_fp)
+                                          : AddLoaded(sample, *frames, start.labels_fp);
   if (status.ok()) ++samples_added_;
   return status;
+}
+
+Status Profile::Add(const SampleView& sample, const HashedFrames* frames) {
+  AddStart start;
+  STACKREC_RETURN_IF_ERROR(BeginAdd(sample, frames, tables(), &start));
+  return AddContent(sample, frames, start);
+}
+
+Status Profile::FinishAdd(const SampleView& sample, const HashedFrames* frames,
+                          const AddStart& start) {
+  return AddContent(sample, frames, start);
+}
+
+Status Profile::AcceptForLater(const SampleView& sample, bool* keep) {
+  // Checked in full now, as interning would, so that adding it later
+  // cannot fail: the caller hears of a bad sample from this call.
+  STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
+  STACKREC_RETURN_IF_ERROR(ValidateSampleContent(sample));
+  TablesChanged();
+  *keep = !Full();
+  if (!*keep) {
+    // As AddOverflow, with the storage-full stack interned up front by the
+    // tables' owner: no new entry.
+    const SampleKey key{StorageFullStack(), 0};
+    AddKnownKey(key, tables().KeyTag(key), 0);
+    ++samples_over_memory_;
+  }
+  ++samples_added_;
+  return OkStatus();
+}
+
+void Profile::AddAccepted(const SampleView& sample, const Fingerprint& labels_fp) {
+  TablesChanged();
+  aggregate_.Advance();
+  // Checked when accepted: only the memory cap can change its way (to the
+  // storage-full stack), and an allocation that fails throws.
+  const Status added = AddSample(sample, labels_fp);
+  assert(added.ok());
+  (void)added;
 }
 
 Status Profile::AddHashed(const SampleView& sample, const HashedFrames& frames,
@@ -249,22 +274,30 @@ Status Profile::InternLabelsContent(absl::Span<const LabelView> labels, uint32_t
   return tables().InternLabels(labels, fp, label_set);
 }
 
-Status Profile::AddIdsOwn(const IdSampleView& sample, uint32_t generation,
-                          WithDictionary with_dictionary) {
-  STACKREC_RETURN_IF_ERROR(CheckTimestamp(sample.timestamp_ns));
-  // Labels given as strings are hashed, and their slot in the label cache
-  // fetched, before the last samples are settled (as in Add); the key's
-  // home slot as soon as the stack is known (below), so that the misses
-  // overlap.
-  const Fingerprint labels_fp = FingerprintLabels(sample.labels);
-  if (sample.labels_id == 0) tables().PrefetchLabels(labels_fp);
-  aggregate_.Advance();  // as in Add
+Status Profile::AddIds(const IdSampleView& sample, uint32_t generation,
+                       WithDictionary with_dictionary) {
+  Fingerprint labels_fp;
+  STACKREC_RETURN_IF_ERROR(BeginAddIds(sample, tables(), &labels_fp));
   const Status status = AddIdSample(sample, labels_fp, generation, with_dictionary);
   if (status.ok()) ++samples_added_;
   return status;
 }
 
-// Inlined into AddIds, its one caller: no call, no second prologue.
+Status Profile::FinishAddIds(const IdSampleView& sample, const Fingerprint& labels_fp,
+                             uint32_t generation, WithDictionary with_dictionary) {
+  const Status status = AddIdSample(sample, labels_fp, generation, with_dictionary);
+  if (status.ok()) ++samples_added_;
+  return status;
+}
+
+Status Profile::EndTimestampLabelsError(uint32_t labels_id) {
+  return Error(Code::kInvalidArgument,
+               "sample.labels_id %u has the key \"end_timestamp_ns\", reserved for the "
+               "sample's timestamp_ns",
+               labels_id);
+}
+
+// Inlined into AddIds, its steady caller: no call, no second prologue.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleView& sample,
                                                                 const Fingerprint& labels_fp,
                                                                 uint32_t generation,
@@ -324,10 +357,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
     STACKREC_RETURN_IF_ERROR(looked_up);
   }
   if (by_labels_id && sample.timestamp_ns != 0 && (labels & kEndTimestampBit) != 0) {
-    return Error(Code::kInvalidArgument,
-                 "sample.labels_id %u has the key \"end_timestamp_ns\", reserved for the "
-                 "sample's timestamp_ns",
-                 sample.labels_id);
+    return EndTimestampLabelsError(sample.labels_id);
   }
   if (over_memory) {
     STACKREC_RETURN_IF_ERROR(CheckLabels(sample.labels, sample.timestamp_ns));
@@ -345,11 +375,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status Profile::AddIdSample(const IdSampleVi
   }
   return AddKey(stack, truncated, {}, sample.labels, labels_fp, sample.timestamp_ns,
                 /*labels_checked=*/false);
-}
-
-Status Profile::AddIdSampleLocked(const IdSampleView& sample, const Fingerprint& labels_fp,
-                                  uint32_t generation, WithDictionary with_dictionary) {
-  return AddIdSample(sample, labels_fp, generation, with_dictionary);
 }
 
 Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t labels,
@@ -372,15 +397,6 @@ Status Profile::AddLinkedLabelSet(uint32_t stack, bool truncated, uint32_t label
 }
 
 void Profile::ImportInterned(const Dictionary& dict, Interned what, uint32_t id) noexcept {
-  // A lane imports into its slot's tables only if their lock is free: this
-  // only saves the first sample some work, and the caller holds the
-  // dictionary's lock, which a lane's holder of the slot's lock may be
-  // waiting for (profile_lane.cc).
-  std::optional<SlotTables::NewEntryTurn> turn;
-  if (slot_ != nullptr) {
-    if (!slot_->lock().TryLock()) return;
-    turn.emplace(slot_);
-  }
   try {
     SyncDictionary(dict.generation());
     const bool stack = what == Interned::kStack;

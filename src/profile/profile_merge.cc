@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Profile::MergeFrom: another profile's samples added here by content, as
-// a recorder's serializer gathers the lanes of a slot into one profile.
+// Profile::MergeFrom and MergeSameTables: another profile's samples added
+// here, by content or, over the same tables, by key ids, as a recorder's
+// serializer gathers the lanes of a slot into one profile.
+#include <cassert>
 #include <utility>
 #include <vector>
 
@@ -25,14 +27,6 @@ void Profile::MergeFrom(const Profile& from) {
     StringId id;
     (void)tables().mutable_strings().Intern(from.strings().Get(name), &id);
     endpoints.AddCount(id, count);
-  }
-  // A lane's endpoints kept by name (endpoint_names.h): kept by name here
-  // too if this is a lane, interned otherwise.
-  EndpointNames names = endpoint_names_;
-  if (slot_ != nullptr) {
-    names.MergeFrom(from.endpoint_names_);
-  } else {
-    from.endpoint_names_.AddTo(&tables().mutable_strings(), &endpoints);
   }
 
   // A stack or label set of `from` is interned here once, however many of
@@ -65,7 +59,38 @@ void Profile::MergeFrom(const Profile& from) {
     throw;
   }
   endpoints_ = std::move(endpoints);
-  endpoint_names_ = std::move(names);
+  samples_added_ += from.samples_added_;
+  samples_truncated_ += from.samples_truncated_;
+  samples_over_memory_ += from.samples_over_memory_;
+}
+
+void Profile::MergeSameTables(const Profile& from) {
+  assert(from.tables_ == tables_);
+  TablesChanged();
+  // What can throw before the first change to a sample: the endpoints into
+  // a copy, the keys under an undo.
+  Endpoints endpoints = endpoints_;
+  for (const auto& [span, name] : from.endpoints_.by_span()) endpoints.Set(span, name);
+  for (const auto& [name, count] : from.endpoints_.counts()) endpoints.AddCount(name, count);
+  KeyUndo undo;
+  undo.key_count = aggregate_.key_count();
+  const size_t timed_before = aggregate_.timed_count();
+  const Aggregate& samples = from.aggregate_;
+  try {
+    for (size_t i = 0; i < samples.key_count(); ++i) {
+      const SampleKey key{samples.key_stack(i), samples.key_labels(i)};
+      aggregate_.Add(key, tables().KeyTag(key), samples.key_values(i), &undo);
+    }
+    for (size_t i = 0; i < samples.timed_count(); ++i) {
+      aggregate_.AddTimed(SampleKey{samples.timed_stack(i), samples.timed_labels(i)},
+                          samples.timed_timestamp(i), samples.timed_values(i));
+    }
+  } catch (...) {
+    aggregate_.DropTimedFrom(timed_before);
+    Undo(undo);
+    throw;
+  }
+  endpoints_ = std::move(endpoints);
   samples_added_ += from.samples_added_;
   samples_truncated_ += from.samples_truncated_;
   samples_over_memory_ += from.samples_over_memory_;

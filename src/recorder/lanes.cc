@@ -4,16 +4,21 @@
 // Lanes: publishing a new lane without a lock.
 #include "recorder/lanes.h"
 
+#include "profile/profile.h"
+#include "recorder/sample_lane.h"
+
 namespace stackrec {
 
-Lanes::~Lanes() {
-  for (std::atomic<Lane*>& lane : lanes_) delete lane.load(std::memory_order_relaxed);
+template <typename Content>
+Lanes<Content>::~Lanes() {
+  for (std::atomic<LaneType*>& lane : lanes_) delete lane.load(std::memory_order_relaxed);
 }
 
-uint32_t Lanes::Add(std::unique_ptr<Lane> lane) {
+template <typename Content>
+uint32_t Lanes<Content>::Add(std::unique_ptr<LaneType> lane) {
   uint32_t n = count_.load(std::memory_order_acquire);
   while (n < kMaxLanes) {
-    Lane* expected = nullptr;
+    LaneType* expected = nullptr;
     if (lanes_[n].compare_exchange_strong(expected, lane.get(), std::memory_order_acq_rel)) {
       lane.release();
       // Moves count_ past n unless a thread that lost the race for
@@ -31,5 +36,9 @@ uint32_t Lanes::Add(std::unique_ptr<Lane> lane) {
   }
   return kMaxLanes;
 }
+
+// The two kinds of lanes a recorder has.
+template class Lanes<SampleLane>;
+template class Lanes<Profile>;
 
 }  // namespace stackrec

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// Lanes: the profiles of one recorder slot that samplers write into side by
-// side. Each lane is a Profile behind its own spin lock; a sampler takes
-// any lane whose lock is free and never waits on a held one, and a lane is
-// added only when every existing lane is held at once, so a recorder has
-// about as many lanes as samplers that ever recorded at the same instant.
-// A sample slot's lanes share its tables (profile/slot_tables.h) and each
-// keeps its own rows; the serializer merges them into one profile
-// (Profile::MergeLane) when it encodes the slot. The protocol is in
-// slots.h.
+// Lanes: what writers of one recorder slot write into side by side. Each
+// lane holds its content (a sample slot's SampleLane, sample_lane.h, or a
+// heap slot's Profile of heap deltas) behind its own spin lock; a writer
+// takes any lane whose lock is free and never waits on a held one, and a
+// lane is added only when every existing lane is held at once, so a
+// recorder has about as many lanes as writers that ever wrote at the same
+// instant. The protocol is in slots.h; it knows nothing of the content.
 #ifndef STACKREC_SRC_RECORDER_LANES_H_
 #define STACKREC_SRC_RECORDER_LANES_H_
 
@@ -18,15 +16,15 @@
 #include <memory>
 
 #include "base/spin_lock.h"
-#include "profile/profile.h"
 
 namespace stackrec {
 
 // On a cache line of its own: two samplers in two lanes share no line.
+template <typename Content>
 struct alignas(64) Lane {
   SpinLock lock;
-  std::unique_ptr<Profile> profile;
-  // Records that went into this lane's profile since it was last merged
+  std::unique_ptr<Content> content;
+  // Records that went into this lane's content since it was last merged
   // or encoded, and how many of them hit a cap. Written under `lock`,
   // read (relaxed) by Recorder::stats().
   std::atomic<uint64_t> samples{0};
@@ -36,8 +34,11 @@ struct alignas(64) Lane {
   const void* last_sampler = nullptr;
 };
 
+template <typename Content>
 class Lanes {
  public:
+  using LaneType = Lane<Content>;
+
   // Past this many samplers inside one slot at the same instant, a sampler
   // waits for a lane to come free.
   static constexpr uint32_t kMaxLanes = 64;
@@ -50,7 +51,7 @@ class Lanes {
   // Lanes [0, count()) exist and stay until the recorder is destroyed;
   // at(i) of one of them is never null.
   uint32_t count() const { return count_.load(std::memory_order_acquire); }
-  Lane* at(uint32_t i) const { return lanes_[i].load(std::memory_order_acquire); }
+  LaneType* at(uint32_t i) const { return lanes_[i].load(std::memory_order_acquire); }
   // count() for the serializer after its seq_cst flip: Add moves the count
   // with seq_cst too, so either this sees a lane added by a sampler that
   // then re-checks the flip, or that sampler's re-check sees the flip
@@ -61,12 +62,12 @@ class Lanes {
   // Publishes `lane` after the last one, with its lock already held by the
   // caller, and returns its index; kMaxLanes (and `lane` freed) when full.
   // Lock-free: two threads adding at once both get a lane.
-  uint32_t Add(std::unique_ptr<Lane> lane);
+  uint32_t Add(std::unique_ptr<LaneType> lane);
 
  private:
   // Invariant: lanes_[i] is set before count_ passes i, and never changes
   // afterwards.
-  std::atomic<Lane*> lanes_[kMaxLanes] = {};
+  std::atomic<LaneType*> lanes_[kMaxLanes] = {};
   std::atomic<uint32_t> count_{0};
 };
 

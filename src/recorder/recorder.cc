@@ -9,7 +9,7 @@
 // [old.start, flip instant]. The serializer tries each lane for at most
 // kLaneWait (2 ms), trackers' heap lanes included, and never waits longer.
 //
-// A sample slot's lanes share one set of tables (profile/slot_tables.h):
+// A sample slot's lanes share one set of tables (recorder/slot_tables.h):
 // a sampler finds known stacks and label sets lock-free and adds to its
 // lane's own rows; a new entry is interned under the slot's new-entry
 // lock, taken with a try-lock, or the sample is parked in the lane. A
@@ -136,8 +136,8 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns, const LiveHeap
     : options_(options),
       dict_(std::make_unique<Dictionary>(options.max_frames)),
       // A lane added by a sampler starts at 0: the slot keeps the start.
-      samples_(Slots::Hint::kSamples, [this](uint32_t s) { return NewLane(s, 0); }),
-      heap_(Slots::Hint::kHeap, [this](uint32_t) { return NewHeapLane(0); }),
+      samples_(SampleSlots::Hint::kSamples, [this](uint32_t s) { return NewLane(s, 0); }),
+      heap_(HeapSlots::Hint::kHeap, [this](uint32_t) { return NewHeapLane(0); }),
       live_heap_options_(live_heap) {
   for (uint32_t s = 0; s < 2; ++s) {
     slot_state_[s].tables = std::make_unique<SlotTables>(options_, &slot_state_[s].memory_bytes);
@@ -153,30 +153,31 @@ Recorder::Recorder(const ProfileOptions& options, int64_t now_ns, const LiveHeap
 
 Recorder::~Recorder() = default;
 
-std::unique_ptr<Lane> Recorder::NewHeapLane(int64_t start_ns) {
-  auto lane = std::make_unique<Lane>();
-  lane->profile = std::make_unique<Profile>(options_, start_ns, live_heap_options_.types.size());
+std::unique_ptr<Recorder::HeapLane> Recorder::NewHeapLane(int64_t start_ns) {
+  auto lane = std::make_unique<HeapLane>();
+  lane->content = std::make_unique<Profile>(options_, start_ns, live_heap_options_.types.size());
   return lane;
 }
 
-std::unique_ptr<Lane> Recorder::NewLane(uint32_t s, int64_t start_ns) {
-  auto lane = std::make_unique<Lane>();
-  lane->profile = std::make_unique<Profile>(options_, start_ns, *slot_state_[s].tables);
-  lane->profile->ShareMemoryCap(&slot_state_[s].memory_bytes);
+std::unique_ptr<Recorder::SampleLaneOf> Recorder::NewLane(uint32_t s, int64_t start_ns) {
+  auto lane = std::make_unique<SampleLaneOf>();
+  lane->content = std::make_unique<SampleLane>(options_, start_ns, *slot_state_[s].tables,
+                                               &slot_state_[s].memory_bytes);
   return lane;
 }
 
 template <typename F>
 Status Recorder::RecordWith(F&& add) {
-  const Status status = samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
-    Profile& profile = *lane.profile;
+  const Status status = samples_.Enter([&](SampleLaneOf& lane, uint32_t) -> std::optional<Status> {
+    SampleLane& content = *lane.content;
+    const Profile& profile = content.profile();
     const uint64_t truncated = profile.samples_truncated();
     const uint64_t over_memory = profile.samples_over_memory();
-    Status s = add(profile);
+    Status s = add(content);
     // Only this sampler (holding the lane's lock) writes these: a plain
     // addition through relaxed load and store, no read-modify-write. The
     // caps' counts by what changed: a record may also add samples parked
-    // in the lane earlier (profile_lane.cc), which count then.
+    // in the lane earlier (sample_lane.h), which count then.
     auto bump = [](std::atomic<uint64_t>& counter, uint64_t by) {
       counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
     };
@@ -192,7 +193,7 @@ Status Recorder::RecordWith(F&& add) {
     const void* const self = ThisThread();
     if (self != lane.last_sampler) {
       lane.last_sampler = self;
-      profile.SettlePending();
+      content.profile().SettlePending();
     }
     if (void (*hook)(void*) = record_hook_.load(std::memory_order_acquire)) {
       hook(record_hook_arg_);
@@ -204,31 +205,31 @@ Status Recorder::RecordWith(F&& add) {
 }
 
 Status Recorder::Record(const SampleView& sample, const HashedFrames* frames) {
-  return RecordWith([&](Profile& profile) { return profile.Add(sample, frames); });
+  return RecordWith([&](SampleLane& lane) { return lane.Add(sample, frames); });
 }
 
 Status Recorder::RecordIds(const IdSampleView& sample) {
-  return RecordWith([&](Profile& profile) {
+  return RecordWith([&](SampleLane& lane) {
     // The lane's own imports are read without the dictionary; a stack it
     // has not imported yet is copied in under the dictionary lock, which
     // only samplers take.
-    return profile.AddIds(sample, dict_generation_.load(std::memory_order_acquire),
-                          [&](absl::FunctionRef<Status(const Dictionary&)> import) {
-                            SpinLockHolder hold(&dict_lock_);
-                            return import(*dict_);
-                          });
+    return lane.AddIds(sample, dict_generation_.load(std::memory_order_acquire),
+                       [&](absl::FunctionRef<Status(const Dictionary&)> import) {
+                         SpinLockHolder hold(&dict_lock_);
+                         return import(*dict_);
+                       });
   });
 }
 
 Status Recorder::RecordEndpoint(uint64_t local_root_span_id, absl::string_view endpoint) {
-  return samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
-    return lane.profile->SetEndpoint(local_root_span_id, endpoint);
+  return samples_.Enter([&](SampleLaneOf& lane, uint32_t) -> std::optional<Status> {
+    return lane.content->SetEndpoint(local_root_span_id, endpoint);
   });
 }
 
 Status Recorder::AddEndpointCount(absl::string_view endpoint, int64_t value) {
-  return samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
-    return lane.profile->AddEndpointCount(endpoint, value);
+  return samples_.Enter([&](SampleLaneOf& lane, uint32_t) -> std::optional<Status> {
+    return lane.content->AddEndpointCount(endpoint, value);
   });
 }
 
@@ -243,18 +244,18 @@ RecorderStats Recorder::stats() const {
     SpinLockHolder hold(&stats_lock_);
     out = stats_;
     // Plus what the two slots hold now, not yet serialized.
-    auto add = [&out](const Lane& lane) {
+    auto add = [&out](const auto& lane) {
       out.samples_recorded += lane.samples.load(std::memory_order_relaxed);
       out.samples_truncated += lane.truncated.load(std::memory_order_relaxed);
       out.samples_over_memory += lane.over_memory.load(std::memory_order_relaxed);
     };
     for (uint32_t s = 0; s < 2; ++s) {
-      const Lanes& lanes = samples_.lanes(s);
+      const auto& lanes = samples_.lanes(s);
       for (uint32_t l = 0; l < lanes.count(); ++l) add(*lanes.at(l));
     }
     // Their truncations only: a heap lane's counts are never moved.
     for (uint32_t h = 0; h < 2; ++h) {
-      const Lanes& lanes = heap_.lanes(h);
+      const auto& lanes = heap_.lanes(h);
       for (uint32_t l = 0; l < lanes.count(); ++l) add(*lanes.at(l));
     }
   }
@@ -266,10 +267,12 @@ RecorderStats Recorder::stats() const {
 
 size_t Recorder::SlotMemoryBytes() const {
   size_t bytes = 0;
-  for (const Slots* slots : {&samples_, &heap_}) {
-    for (uint32_t s = 0; s < 2; ++s) {
-      const Lanes& lanes = slots->lanes(s);
-      for (uint32_t l = 0; l < lanes.count(); ++l) bytes += lanes.at(l)->profile->MemoryBytes();
+  for (uint32_t s = 0; s < 2; ++s) {
+    const auto& lanes = samples_.lanes(s);
+    for (uint32_t l = 0; l < lanes.count(); ++l) bytes += lanes.at(l)->content->MemoryBytes();
+    const auto& heap_lanes = heap_.lanes(s);
+    for (uint32_t l = 0; l < heap_lanes.count(); ++l) {
+      bytes += heap_lanes.at(l)->content->MemoryBytes();
     }
   }
   for (const SlotState& state : slot_state_) bytes += state.tables->MemoryBytes();

@@ -25,8 +25,9 @@
 #include "live_heap/tracked_objects.h"
 #include "profile/dictionary.h"
 #include "profile/profile.h"
-#include "profile/slot_tables.h"
 #include "recorder/lanes.h"
+#include "recorder/sample_lane.h"
+#include "recorder/slot_tables.h"
 #include "recorder/slots.h"
 #include "serialize/serialize.h"
 
@@ -141,7 +142,13 @@ class Recorder {
   void CountRejected() { records_rejected_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
-  using Deadline = HeldLanes::Deadline;
+  // The sample slots' lanes each hold a SampleLane over the slot's
+  // tables; the heap slots' a Profile of heap deltas, with tables of its own.
+  using SampleSlots = Slots<SampleLane>;
+  using HeapSlots = Slots<Profile>;
+  using SampleLaneOf = Lane<SampleLane>;
+  using HeapLane = Lane<Profile>;
+  using Deadline = HeldLanes<SampleLane>::Deadline;
 
   // What the recorder keeps for each sample slot beside its lanes.
   struct SlotState {
@@ -163,12 +170,12 @@ class Recorder {
 
   // A lane for sample slot `s`, not yet added to it: a fresh profile that
   // shares the slot's memory cap, as every lane of a slot must.
-  std::unique_ptr<Lane> NewLane(uint32_t s, int64_t start_ns);
+  std::unique_ptr<SampleLaneOf> NewLane(uint32_t s, int64_t start_ns);
   // A lane for a heap slot: a profile of heap deltas, outside any cap.
-  std::unique_ptr<Lane> NewHeapLane(int64_t start_ns);
-  // Profile::ImportInterned into a lane of the active slot.
+  std::unique_ptr<HeapLane> NewHeapLane(int64_t start_ns);
+  // SampleLane::ImportInterned into a lane of the active slot.
   void ImportIntoActiveSlot(Profile::Interned what, uint32_t id);
-  // Record's bookkeeping around add(profile of the lane it entered).
+  // Record's bookkeeping around add(the SampleLane it entered).
   template <typename F>
   Status RecordWith(F&& add);
 
@@ -185,22 +192,24 @@ class Recorder {
   // and those of the active slot that it skipped last time if they are
   // free now (added to *held), and returns the profile to encode, whose
   // lane is (*held)[0] if any.
-  Profile* GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Profile>* spare);
-  // The upscaling rules, and the endpoints carried over from the slot
-  // serialized last; returns the profile's own endpoints, to carry next.
-  absl::flat_hash_map<uint64_t, std::string> AddRulesAndEndpoints(Profile* profile);
+  Profile* GatherLanes(uint32_t old, HeldLanes<SampleLane>* held, std::unique_ptr<Profile>* spare);
+  // The upscaling rules, the endpoints `target` (null for a spare
+  // profile) kept by name, and those carried over from the slot serialized
+  // last; returns the profile's own endpoints, to carry next.
+  absl::flat_hash_map<uint64_t, std::string> AddRulesAndEndpoints(Profile* profile,
+                                                                  SampleLane* target);
   // The objects tracked as of the last heap slot absorbed join the samples,
   // undoably (*undo).
   void AddLiveTotals(Profile* profile, KeyUndo* undo);
   // The serialization's figures, moved into the recorder's stats.
-  void CountSerialization(bool ok, const Profile& profile, Lane* target,
+  void CountSerialization(bool ok, const Profile& profile, SampleLaneOf* target,
                           const SerializationStats& stats);
   // After a successful encoding of the lanes in `held` (of which the
   // first `from_old` are the slot's): the slot keeps its tables for the
   // next interval, or, if `whole_slot` (every lane of the slot held), only
   // what its samples used.
-  void Recycle(uint32_t old, const HeldLanes& held, size_t from_old, const EncodeStats& used,
-               int64_t flip_ns, bool whole_slot);
+  void Recycle(uint32_t old, const HeldLanes<SampleLane>& held, size_t from_old,
+               const EncodeStats& used, int64_t flip_ns, bool whole_slot);
 
   const ProfileOptions options_;
   // Pre-interned ids: samplers only, under dict_lock_. The generation is
@@ -212,7 +221,7 @@ class Recorder {
   // slot's memory_bytes when they are destroyed.
   SlotState slot_state_[2];
   // The sample slots (slots.h), which samplers record into.
-  Slots samples_;
+  SampleSlots samples_;
   std::atomic<bool> serializing_{false};
 
   // Serializer-only state (guarded by serializing_).
@@ -229,7 +238,7 @@ class Recorder {
   // the serializer apart from the sample slots. heap_pending_ (serializer
   // only) says that the one not active holds deltas not yet absorbed into
   // the totals.
-  Slots heap_;
+  HeapSlots heap_;
   bool heap_pending_ = false;
 
   // Live-heap tracking, samplers' side (null when tracking is off): its

@@ -34,7 +34,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   const size_t heap_width = live_heap_options_.types.size();
   // `cap` is the memory cap of the lane's slot, which a profile made anew
   // shares; null for a heap lane, which shares none.
-  auto reset_counts = [](Lane* lane) {
+  auto reset_counts = [](auto* lane) {
     lane->lock.ForceUnlockAfterFork();
     lane->samples.store(0, std::memory_order_relaxed);
     lane->truncated.store(0, std::memory_order_relaxed);
@@ -42,29 +42,29 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     lane->last_sampler = nullptr;
   };
   // A heap lane's profile has tables of its own and shares no cap.
-  auto reset_heap = [&](Lane* lane, bool dirty) {
-    if (lane->profile == nullptr) return;  // a heap lane without tracking
+  auto reset_heap = [&](HeapLane* lane, bool dirty) {
+    if (lane->content == nullptr) return;  // a heap lane without tracking
     if (dirty || lane->lock.IsLocked(std::memory_order_relaxed)) {
-      Abandon(&lane->profile);
-      lane->profile = std::make_unique<Profile>(options_, now_ns, heap_width);
+      Abandon(&lane->content);
+      lane->content = std::make_unique<Profile>(options_, now_ns, heap_width);
     } else {
-      lane->profile->Reset(now_ns);
+      lane->content->Reset(now_ns);
     }
     reset_counts(lane);
   };
   for (uint32_t i = 0; i < 2; ++i) {
     SlotState& state = slot_state_[i];
-    Lanes& lanes = samples_.lanes(i);
+    auto& lanes = samples_.lanes(i);
     const bool serializers = serializer_was_busy && i != active;
     // The lanes' profiles and their slot's tables, made anew: a lane or
     // the tables a parent thread held (a sampler inside, or the serializer)
     // are abandoned, the rest freed.
     for (uint32_t l = 0; l < lanes.count(); ++l) {
-      Lane* lane = lanes.at(l);
+      SampleLaneOf* lane = lanes.at(l);
       if (serializers || lane->lock.IsLocked(std::memory_order_relaxed)) {
-        Abandon(&lane->profile);
+        Abandon(&lane->content);
       } else {
-        lane->profile.reset();
+        lane->content.reset();
       }
     }
     if (serializers || state.tables->lock().IsLocked(std::memory_order_relaxed)) {
@@ -76,9 +76,9 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     state.memory_bytes.store(0, std::memory_order_relaxed);
     state.tables = std::make_unique<SlotTables>(options_, &state.memory_bytes);
     for (uint32_t l = 0; l < lanes.count(); ++l) {
-      Lane* lane = lanes.at(l);
-      lane->profile = std::make_unique<Profile>(options_, now_ns, *state.tables);
-      lane->profile->ShareMemoryCap(&state.memory_bytes);
+      SampleLaneOf* lane = lanes.at(l);
+      lane->content =
+          std::make_unique<SampleLane>(options_, now_ns, *state.tables, &state.memory_bytes);
       reset_counts(lane);
     }
     state.start_ns = now_ns;
@@ -87,7 +87,7 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
   }
   // A heap lane a tracker or the serializer was in is abandoned.
   for (uint32_t h = 0; h < 2; ++h) {
-    Lanes& lanes = heap_.lanes(h);
+    auto& lanes = heap_.lanes(h);
     for (uint32_t l = 0; l < lanes.count(); ++l) {
       reset_heap(lanes.at(l), serializer_was_busy);
     }

@@ -45,9 +45,9 @@ Status Recorder::InternLabels(absl::Span<const LabelView> labels, uint32_t* id) 
 
 void Recorder::ImportIntoActiveSlot(Profile::Interned what, uint32_t id) {
   // As a record_ids that names `id`: a lane's lock, then the dictionary's.
-  const Status entered = samples_.Enter([&](Lane& lane, uint32_t) -> std::optional<Status> {
+  const Status entered = samples_.Enter([&](SampleLaneOf& lane, uint32_t) -> std::optional<Status> {
     SpinLockHolder hold(&dict_lock_);
-    lane.profile->ImportInterned(*dict_, what, id);
+    lane.content->ImportInterned(*dict_, what, id);
     return OkStatus();
   });
   (void)entered;  // always OK

@@ -47,9 +47,9 @@ Status Recorder::Track(uint64_t object_id, const SampleView& sample) {
   Status status = tracked_->Prepare(sample, &prepared, &truncated);
   if (!status.ok()) return status;
   try {
-    status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
+    status = heap_.Enter([&](HeapLane& lane, uint32_t index) -> std::optional<Status> {
       // Invariant 3: commit only into a heap lane that is still active.
-      std::optional<Status> committed = tracked_->Commit(object_id, &prepared, lane.profile.get(),
+      std::optional<Status> committed = tracked_->Commit(object_id, &prepared, lane.content.get(),
                                                          [&] { return heap_.IsActive(index); });
       if (committed && committed->ok() && truncated) {
         lane.truncated.store(lane.truncated.load(std::memory_order_relaxed) + 1,
@@ -80,8 +80,8 @@ void Recorder::Untrack(uint64_t object_id) {
   // The common case (a free of an object never sampled) ends here,
   // without entering a heap lane.
   if (!tracked_->Contains(object_id)) return;
-  const Status status = heap_.Enter([&](Lane& lane, uint32_t index) -> std::optional<Status> {
-    return tracked_->Untrack(object_id, lane.profile.get(), [&] { return heap_.IsActive(index); });
+  const Status status = heap_.Enter([&](HeapLane& lane, uint32_t index) -> std::optional<Status> {
+    return tracked_->Untrack(object_id, lane.content.get(), [&] { return heap_.IsActive(index); });
   });
   (void)status;
 }

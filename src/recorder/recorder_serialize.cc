@@ -62,7 +62,7 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   // The lanes taken are ours until `held` unlocks them (invariant 1), and
   // the slot's tables while we hold its new-entry lock, which is free
   // unless a sampler stopped inside a lane we could not take holds it.
-  HeldLanes held;
+  HeldLanes<SampleLane> held;
   held.TakeEach(samples_.lanes(old_index), deadline, &old.skipped);
   SlotTables& tables = *old.tables;
   if (!tables.lock().TryLockUntil(std::chrono::steady_clock::now() + kTablesWait)) {
@@ -86,8 +86,9 @@ Status Recorder::Serialize(const SerializeOptions& options, int64_t (*clock)(),
   const size_t from_old = held.size();
   std::unique_ptr<Profile> spare;
   Profile& profile = *GatherLanes(old_index, &held, &spare);
-  Lane* const target = held.empty() ? nullptr : held[0];
-  absl::flat_hash_map<uint64_t, std::string> own_endpoints = AddRulesAndEndpoints(&profile);
+  SampleLaneOf* const target = held.empty() ? nullptr : held[0];
+  absl::flat_hash_map<uint64_t, std::string> own_endpoints =
+      AddRulesAndEndpoints(&profile, target != nullptr ? target->content.get() : nullptr);
   KeyUndo live_undo;
   AddLiveTotals(&profile, &live_undo);
 
@@ -152,17 +153,18 @@ bool Recorder::AbsorbHeapLanes(Deadline deadline, int64_t now_ns) {
   // All or none: an object tracked in one lane and freed in another must
   // reach the totals in the same absorption, or the totals could go
   // negative meanwhile.
-  HeldLanes held;
+  HeldLanes<Profile> held;
   if (!held.TakeAll(heap_.lanes(1 - heap_.active()), deadline)) return false;
-  for (Lane* lane : held) {
-    live_totals_->Absorb(lane->profile.get());
+  for (HeapLane* lane : held) {
+    live_totals_->Absorb(lane->content.get());
     // Its keys were only for the deltas, which are consumed.
-    lane->profile->Reset(now_ns);
+    lane->content->Reset(now_ns);
   }
   return true;
 }
 
-Profile* Recorder::GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Profile>* spare) {
+Profile* Recorder::GatherLanes(uint32_t old, HeldLanes<SampleLane>* held,
+                               std::unique_ptr<Profile>* spare) {
   // A sampler inside a lane leaves it within microseconds, unless it was
   // descheduled or stopped there: such a lane is left as it is, samples
   // and all, rather than waited for. The next serialization takes it if it
@@ -179,15 +181,16 @@ Profile* Recorder::GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Pr
     return spare->get();
   }
   // Parked samples first: the lanes' rows are then all there is.
-  for (Lane* lane : *held) lane->profile->AddPendingSamples();
+  for (SampleLaneOf* lane : *held) lane->content->AddPendingSamples();
   // The lane with the most keys receives the others' samples: the least
   // to copy. It goes first in *held.
-  auto most = std::max_element(held->begin(), held->end(), [](const Lane* a, const Lane* b) {
-    return a->profile->key_count() < b->profile->key_count();
-  });
+  auto most = std::max_element(
+      held->begin(), held->end(), [](const SampleLaneOf* a, const SampleLaneOf* b) {
+        return a->content->profile().key_count() < b->content->profile().key_count();
+      });
   std::iter_swap(held->begin(), most);
-  Lane& target = *(*held)[0];
-  auto move_counts = [&target](Lane& lane) {
+  SampleLaneOf& target = *(*held)[0];
+  auto move_counts = [&target](SampleLaneOf& lane) {
     auto move = [](std::atomic<uint64_t>& from, std::atomic<uint64_t>& to) {
       to.store(to.load(std::memory_order_relaxed) + from.exchange(0, std::memory_order_relaxed),
                std::memory_order_relaxed);
@@ -198,11 +201,11 @@ Profile* Recorder::GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Pr
   };
   // The slot's lanes share its tables: merged by key ids.
   for (size_t i = 1; i < from_old; ++i) {
-    Lane& lane = *(*held)[i];
-    target.profile->MergeLane(*lane.profile);  // all or nothing
+    SampleLaneOf& lane = *(*held)[i];
+    target.content->MergeSameSlot(*lane.content);  // all or nothing
     move_counts(lane);
     // The lane keeps its dictionary imports, for its sampler's next records.
-    lane.profile->ClearSamples(state.start_ns);
+    lane.content->ClearSamples(state.start_ns);
   }
   // Lanes of the active slot skipped last time, if free now and if its
   // tables are free to read: merged by content.
@@ -211,24 +214,26 @@ Profile* Recorder::GatherLanes(uint32_t old, HeldLanes* held, std::unique_ptr<Pr
     SpinLockHolder hold_active(&active.tables->lock(), SpinLockHolder::kAdopt);
     held->TakeFree(samples_.lanes(1 - old), &active.skipped);
     for (size_t i = from_old; i < held->size(); ++i) {
-      Lane& lane = *(*held)[i];
-      lane.profile->AddPendingSamples();
-      target.profile->MergeFrom(*lane.profile);  // all or nothing
+      SampleLaneOf& lane = *(*held)[i];
+      lane.content->AddPendingSamples();
+      target.content->MergeOtherSlot(*lane.content);  // all or nothing
       move_counts(lane);
-      lane.profile->ClearSamples(slot_state_[1 - old].start_ns);
+      lane.content->ClearSamples(slot_state_[1 - old].start_ns);
     }
   }
-  target.profile->set_start_ns(state.start_ns);
-  return target.profile.get();
+  Profile& profile = target.content->profile();
+  profile.set_start_ns(state.start_ns);
+  return &profile;
 }
 
-absl::flat_hash_map<uint64_t, std::string> Recorder::AddRulesAndEndpoints(Profile* profile) {
+absl::flat_hash_map<uint64_t, std::string> Recorder::AddRulesAndEndpoints(Profile* profile,
+                                                                          SampleLane* target) {
   {
     SpinLockHolder hold(&upscaling_lock_);
     profile->set_upscaling_rules(upscaling_);
   }
   // A lane keeps endpoints by name until now (endpoint_names.h).
-  profile->SettleEndpoints();
+  if (target != nullptr) target->SettleEndpoints();
   absl::flat_hash_map<uint64_t, std::string> own_endpoints;
   for (const auto& [span, id] : profile->endpoints()) {
     EmplaceGrowingFirst(own_endpoints, span, std::string(profile->strings().Get(id)));
@@ -240,7 +245,6 @@ absl::flat_hash_map<uint64_t, std::string> Recorder::AddRulesAndEndpoints(Profil
       (void)carried;
     }
   }
-  profile->SettleEndpoints();
   return own_endpoints;
 }
 
@@ -257,7 +261,7 @@ void Recorder::AddLiveTotals(Profile* profile, KeyUndo* undo) {
   }
 }
 
-void Recorder::CountSerialization(bool ok, const Profile& profile, Lane* target,
+void Recorder::CountSerialization(bool ok, const Profile& profile, SampleLaneOf* target,
                                   const SerializationStats& stats) {
   std::atomic<uint64_t> no_count{0};
   std::atomic<uint64_t>& samples_count = target != nullptr ? target->samples : no_count;
@@ -287,7 +291,7 @@ void Recorder::CountSerialization(bool ok, const Profile& profile, Lane* target,
   }
 }
 
-void Recorder::Recycle(uint32_t old, const HeldLanes& held, size_t from_old,
+void Recorder::Recycle(uint32_t old, const HeldLanes<SampleLane>& held, size_t from_old,
                        const EncodeStats& used, int64_t flip_ns, bool whole_slot) {
   // The slot's next interval starts with the tables this one used, so
   // samplers do not intern the program's recurring stacks again after
@@ -301,7 +305,8 @@ void Recorder::Recycle(uint32_t old, const HeldLanes& held, size_t from_old,
   // tables needs every lane of the slot: a sampler stopped in one may
   // still read them.
   SlotTables& tables = *slot_state_[old].tables;
-  Profile& profile = *held[0]->profile;
+  SampleLane& target = *held[0]->content;
+  Profile& profile = target.profile();
   const bool mostly_used = used.stacks_used * 4 >= profile.stacks().size() * 3 &&
                            used.label_sets_used * 4 >= profile.label_sets().size() * 3;
   if (whole_slot && !mostly_used) {
@@ -310,14 +315,14 @@ void Recorder::Recycle(uint32_t old, const HeldLanes& held, size_t from_old,
       tables.CarryOver(
           [&profile](absl::FunctionRef<void(SampleKey)> carry) { profile.ForEachKey(carry); },
           &carried);
-      profile.ClearSamples(flip_ns);
+      target.ClearSamples(flip_ns);
       // The slot's lanes, not the other slot's that GatherLanes took.
-      for (size_t i = 0; i < from_old; ++i) held[i]->profile->RebindSlotTables(carried);
+      for (size_t i = 0; i < from_old; ++i) held[i]->content->RebindTables(carried);
     } catch (const std::bad_alloc&) {
       // The tables stay as they are.
     }
   }
-  profile.ClearSamples(flip_ns);
+  target.ClearSamples(flip_ns);
   if (whole_slot) tables.FreeRetired();
   tables.PublishMemory();
 }

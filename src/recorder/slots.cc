@@ -7,6 +7,9 @@
 
 #include <utility>
 
+#include "profile/profile.h"
+#include "recorder/sample_lane.h"
+
 namespace stackrec {
 namespace {
 
@@ -20,13 +23,14 @@ __attribute__((tls_model("initial-exec"))) thread_local uint32_t t_lane_hints[2]
 
 }  // namespace
 
-Lane* Slots::Take(uint32_t s) {
+template <typename Content>
+typename Slots<Content>::LaneType* Slots<Content>::Take(uint32_t s) {
   uint32_t& hint = t_lane_hints[static_cast<uint32_t>(hint_)];
-  Lanes& lanes = lanes_[s];
+  LanesType& lanes = lanes_[s];
   const uint32_t n = lanes.count();
   uint32_t i = hint < n ? hint : 0;
   for (uint32_t tried = 0; tried < n; ++tried) {
-    Lane* lane = lanes.at(i);
+    LaneType* lane = lanes.at(i);
     if (lane->lock.TryLock()) {
       hint = i;
       return lane;
@@ -35,21 +39,23 @@ Lane* Slots::Take(uint32_t s) {
   }
   // Every lane is held, by other writers or by the serializer after a flip.
   if (active_.load(std::memory_order_seq_cst) != s) return nullptr;
-  std::unique_ptr<Lane> fresh = new_lane_(s);
+  std::unique_ptr<LaneType> fresh = new_lane_(s);
   fresh->lock.Lock();  // not published yet: free
-  Lane* lane = fresh.get();
+  LaneType* lane = fresh.get();
   const uint32_t index = lanes.Add(std::move(fresh));
-  if (index == Lanes::kMaxLanes) return nullptr;
+  if (index == LanesType::kMaxLanes) return nullptr;
   hint = index;
   return lane;
 }
 
-void HeldLanes::TakeEach(const Lanes& lanes, Deadline deadline, std::vector<uint32_t>* missed) {
+template <typename Content>
+void HeldLanes<Content>::TakeEach(const LanesType& lanes, Deadline deadline,
+                                  std::vector<uint32_t>* missed) {
   const uint32_t n = lanes.count_seq_cst();  // after the flip (invariant 1)
   held_.reserve(held_.size() + n);
   missed->clear();
   for (uint32_t i = 0; i < n; ++i) {
-    Lane* lane = lanes.at(i);
+    LaneType* lane = lanes.at(i);
     if (lane->lock.TryLockUntil(deadline)) {
       held_.push_back(lane);
     } else {
@@ -58,11 +64,12 @@ void HeldLanes::TakeEach(const Lanes& lanes, Deadline deadline, std::vector<uint
   }
 }
 
-void HeldLanes::TakeFree(const Lanes& lanes, std::vector<uint32_t>* indexes) {
+template <typename Content>
+void HeldLanes<Content>::TakeFree(const LanesType& lanes, std::vector<uint32_t>* indexes) {
   held_.reserve(held_.size() + indexes->size());
   size_t kept = 0;
   for (uint32_t i : *indexes) {
-    Lane* lane = lanes.at(i);
+    LaneType* lane = lanes.at(i);
     if (lane->lock.TryLock()) {
       held_.push_back(lane);
     } else {
@@ -72,12 +79,13 @@ void HeldLanes::TakeFree(const Lanes& lanes, std::vector<uint32_t>* indexes) {
   indexes->resize(kept);
 }
 
-bool HeldLanes::TakeAll(const Lanes& lanes, Deadline deadline) {
+template <typename Content>
+bool HeldLanes<Content>::TakeAll(const LanesType& lanes, Deadline deadline) {
   const uint32_t n = lanes.count_seq_cst();  // after the flip (invariant 1)
   const size_t before = held_.size();
   held_.reserve(before + n);
   for (uint32_t i = 0; i < n; ++i) {
-    Lane* lane = lanes.at(i);
+    LaneType* lane = lanes.at(i);
     if (!lane->lock.TryLockUntil(deadline)) {
       for (size_t j = before; j < held_.size(); ++j) held_[j]->lock.Unlock();
       held_.resize(before);
@@ -88,9 +96,16 @@ bool HeldLanes::TakeAll(const Lanes& lanes, Deadline deadline) {
   return true;
 }
 
-void HeldLanes::Release() {
-  for (Lane* lane : held_) lane->lock.Unlock();
+template <typename Content>
+void HeldLanes<Content>::Release() {
+  for (LaneType* lane : held_) lane->lock.Unlock();
   held_.clear();
 }
+
+// The two kinds of slots a recorder has.
+template class Slots<SampleLane>;
+template class Slots<Profile>;
+template class HeldLanes<SampleLane>;
+template class HeldLanes<Profile>;
 
 }  // namespace stackrec

@@ -77,14 +77,18 @@
 
 namespace stackrec {
 
+template <typename Content>
 class Slots {
  public:
+  using LaneType = Lane<Content>;
+  using LanesType = Lanes<Content>;
+
   // Which lane a thread tries first is remembered per thread, one hint for
   // each kind of slots: a thread that both samples and tracks keeps a lane
   // of each.
   enum class Hint : uint32_t { kSamples = 0, kHeap = 1 };
   // A new lane for slot `s`, not yet published, when every lane is held.
-  using NewLaneFn = std::function<std::unique_ptr<Lane>(uint32_t s)>;
+  using NewLaneFn = std::function<std::unique_ptr<LaneType>(uint32_t s)>;
 
   Slots(Hint hint, NewLaneFn new_lane) : hint_(hint), new_lane_(std::move(new_lane)) {}
   Slots(const Slots&) = delete;
@@ -108,8 +112,8 @@ class Slots {
     active_.store(1 - old, std::memory_order_seq_cst);
     return old;
   }
-  Lanes& lanes(uint32_t s) { return lanes_[s]; }
-  const Lanes& lanes(uint32_t s) const { return lanes_[s]; }
+  LanesType& lanes(uint32_t s) { return lanes_[s]; }
+  const LanesType& lanes(uint32_t s) const { return lanes_[s]; }
   // In a fork() child, once the lanes are reset: slot 0 is active again.
   void ResetAfterFork() { active_.store(0, std::memory_order_relaxed); }
 
@@ -117,19 +121,20 @@ class Slots {
   // A free lane of slot `s`, the one this thread took last first; if every
   // lane is held, a new one, unless the slot stopped being active (then the
   // caller starts over). Returned locked; null at a flip or when full.
-  Lane* Take(uint32_t s);
+  LaneType* Take(uint32_t s);
 
-  Lanes lanes_[2];
+  LanesType lanes_[2];
   std::atomic<uint32_t> active_{0};
   const Hint hint_;
   const NewLaneFn new_lane_;
 };
 
+template <typename Content>
 template <typename F>
-Status Slots::Enter(F&& write) {
+Status Slots<Content>::Enter(F&& write) {
   for (;;) {
     const uint32_t s = active_.load(std::memory_order_acquire);
-    Lane* lane = Take(s);  // its lock taken with a seq_cst exchange
+    LaneType* lane = Take(s);  // its lock taken with a seq_cst exchange
     if (lane == nullptr) {
       SpinLock::CpuRelax();  // a flip, or kMaxLanes writers inside
       continue;
@@ -146,9 +151,12 @@ Status Slots::Enter(F&& write) {
 
 // The lanes the serializer took, unlocked when this is destroyed, however
 // the serialization ends.
+template <typename Content>
 class HeldLanes {
  public:
   using Deadline = std::chrono::steady_clock::time_point;
+  using LaneType = Lane<Content>;
+  using LanesType = Lanes<Content>;
 
   HeldLanes() = default;
   ~HeldLanes() { Release(); }
@@ -158,24 +166,24 @@ class HeldLanes {
   // Takes every lane of `lanes` counted after the flip (invariant 1),
   // trying each until `deadline`; lanes it could not take are listed, by
   // index, in *missed.
-  void TakeEach(const Lanes& lanes, Deadline deadline, std::vector<uint32_t>* missed);
+  void TakeEach(const LanesType& lanes, Deadline deadline, std::vector<uint32_t>* missed);
   // Takes the lanes of `lanes` listed in *indexes that are free now,
   // without waiting; *indexes keeps those it could not take.
-  void TakeFree(const Lanes& lanes, std::vector<uint32_t>* indexes);
+  void TakeFree(const LanesType& lanes, std::vector<uint32_t>* indexes);
   // Takes every lane of `lanes` counted after the flip, or none: false if
   // one is still held at `deadline`.
-  bool TakeAll(const Lanes& lanes, Deadline deadline);
+  bool TakeAll(const LanesType& lanes, Deadline deadline);
   // Unlocks every lane held.
   void Release();
 
   bool empty() const { return held_.empty(); }
   size_t size() const { return held_.size(); }
-  Lane* operator[](size_t i) const { return held_[i]; }
-  std::vector<Lane*>::iterator begin() { return held_.begin(); }
-  std::vector<Lane*>::iterator end() { return held_.end(); }
+  LaneType* operator[](size_t i) const { return held_[i]; }
+  typename std::vector<LaneType*>::iterator begin() { return held_.begin(); }
+  typename std::vector<LaneType*>::iterator end() { return held_.end(); }
 
  private:
-  std::vector<Lane*> held_;
+  std::vector<LaneType*> held_;
 };
 
 }  // namespace stackrec

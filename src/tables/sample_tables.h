@@ -29,7 +29,7 @@
 #include "tables/key_index.h"
 #include "tables/record_remap.h"
 #include "tables/records.h"
-#include "tables/stable_vector.h"
+#include "concurrent/stable_vector.h"
 
 namespace stackrec {
 

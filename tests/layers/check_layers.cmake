@@ -25,6 +25,7 @@ set(floors
   "base"
   "input"
   "hash"
+  "concurrent"
   "tables"
   "profile"
   "live_heap encode"

@@ -6,9 +6,9 @@
 // slot's, which only the holder of the slot's new-entry lock may add to;
 // an endpoint, once per request, is kept here lock-free instead, and the
 // serializer interns the names when it gathers the lanes
-// (Profile::SettleEndpoints).
-#ifndef STACKREC_SRC_PROFILE_ENDPOINT_NAMES_H_
-#define STACKREC_SRC_PROFILE_ENDPOINT_NAMES_H_
+// (SampleLane::SettleEndpoints).
+#ifndef STACKREC_SRC_RECORDER_ENDPOINT_NAMES_H_
+#define STACKREC_SRC_RECORDER_ENDPOINT_NAMES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -71,4 +71,4 @@ class EndpointNames {
 
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_PROFILE_ENDPOINT_NAMES_H_
+#endif  // STACKREC_SRC_RECORDER_ENDPOINT_NAMES_H_

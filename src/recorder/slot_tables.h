@@ -22,8 +22,8 @@
 //  - The serializer reads and changes tables() under lock() too, and does
 //    what would pull the tables from under a lock-free reader (CarryOver,
 //    FreeRetired) only when it holds every lane of the slot.
-#ifndef STACKREC_SRC_PROFILE_SLOT_TABLES_H_
-#define STACKREC_SRC_PROFILE_SLOT_TABLES_H_
+#ifndef STACKREC_SRC_RECORDER_SLOT_TABLES_H_
+#define STACKREC_SRC_RECORDER_SLOT_TABLES_H_
 
 #include <atomic>
 #include <cstddef>
@@ -32,10 +32,10 @@
 
 #include "absl/functional/function_ref.h"
 #include "base/spin_lock.h"
+#include "concurrent/published_index.h"
 #include "hash/fingerprint.h"
 #include "input/profile_options.h"
 #include "profile/profile_parts.h"
-#include "tables/published_index.h"
 #include "tables/records.h"
 #include "tables/sample_tables.h"
 
@@ -101,7 +101,7 @@ class SlotTables {
   // Replaces the tables with new ones that hold only what `each_key`
   // passes to its argument (and the options' strings and the storage-full
   // stack); *carried says where each stack and label set went, for the
-  // lanes to rebind (Profile::RebindSlotTables). Throws std::bad_alloc
+  // lanes to rebind (SampleLane::RebindTables). Throws std::bad_alloc
   // with the tables as they were.
   void CarryOver(absl::FunctionRef<void(absl::FunctionRef<void(SampleKey)>)> each_key,
                  SampleTables::Carried* carried);
@@ -148,4 +148,4 @@ class SlotTables {
 
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_PROFILE_SLOT_TABLES_H_
+#endif  // STACKREC_SRC_RECORDER_SLOT_TABLES_H_

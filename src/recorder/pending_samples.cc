@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // PendingSamples: deep copies of parked samples.
-#include "profile/pending_samples.h"
+#include "recorder/pending_samples.h"
 
 #include <cstring>
 #include <utility>

@@ -3,7 +3,7 @@
 //
 // PublishedIndex's writer side: inserting, growing, and freeing what
 // readers can no longer be in.
-#include "tables/published_index.h"
+#include "concurrent/published_index.h"
 
 namespace stackrec {
 

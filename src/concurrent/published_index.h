@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // PublishedIndex: fingerprint -> (id, seed), found without a lock. A recorder
-// slot's lanes share one set of tables (profile/slot_tables.h); a sampler
+// slot's lanes share one set of tables (recorder/slot_tables.h); a sampler
 // finds the stacks and label sets the slot already holds here, lock-free
 // and without waiting, while the one thread holding the slot's new-entry
 // lock interns new ones and publishes them.
@@ -24,8 +24,8 @@
 // right). Retired tables are freed by FreeRetired when no reader can be
 // inside: for a slot, when the serializer holds every lane. They add up
 // to less than the current table.
-#ifndef STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
-#define STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
+#ifndef STACKREC_SRC_CONCURRENT_PUBLISHED_INDEX_H_
+#define STACKREC_SRC_CONCURRENT_PUBLISHED_INDEX_H_
 
 #include <atomic>
 #include <cstddef>
@@ -112,4 +112,4 @@ class PublishedIndex {
 
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_TABLES_PUBLISHED_INDEX_H_
+#endif  // STACKREC_SRC_CONCURRENT_PUBLISHED_INDEX_H_

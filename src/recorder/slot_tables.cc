@@ -3,7 +3,7 @@
 //
 // SlotTables: publishing new entries to the lanes, the slot's memory, and
 // the serializer's wholesale changes.
-#include "profile/slot_tables.h"
+#include "recorder/slot_tables.h"
 
 #include <new>
 #include <utility>

@@ -14,8 +14,8 @@
 // kFirst << k elements: chunks double, so appends cost amortised O(1) and
 // a table of n elements holds at most 2n slots, and the chunk of an index
 // is found with one count of leading zeros.
-#ifndef STACKREC_SRC_TABLES_STABLE_VECTOR_H_
-#define STACKREC_SRC_TABLES_STABLE_VECTOR_H_
+#ifndef STACKREC_SRC_CONCURRENT_STABLE_VECTOR_H_
+#define STACKREC_SRC_CONCURRENT_STABLE_VECTOR_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -81,4 +81,4 @@ class StableVector {
 
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_TABLES_STABLE_VECTOR_H_
+#endif  // STACKREC_SRC_CONCURRENT_STABLE_VECTOR_H_

@@ -8,8 +8,8 @@
 // in order, the next time one of its samplers holds the lock, and the
 // serializer adds what is left before it reads the lane. The copies own
 // their strings: the caller's buffers are gone by then.
-#ifndef STACKREC_SRC_PROFILE_PENDING_SAMPLES_H_
-#define STACKREC_SRC_PROFILE_PENDING_SAMPLES_H_
+#ifndef STACKREC_SRC_RECORDER_PENDING_SAMPLES_H_
+#define STACKREC_SRC_RECORDER_PENDING_SAMPLES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -53,4 +53,4 @@ class PendingSamples {
 
 }  // namespace stackrec
 
-#endif  // STACKREC_SRC_PROFILE_PENDING_SAMPLES_H_
+#endif  // STACKREC_SRC_RECORDER_PENDING_SAMPLES_H_
