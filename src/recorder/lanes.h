@@ -32,6 +32,16 @@ struct alignas(64) Lane {
   std::atomic<uint64_t> over_memory{0};
   // The thread of the last record here, under `lock` (Recorder::RecordWith).
   const void* last_sampler = nullptr;
+
+  // In a fork() child, once the content is reset or made anew: free, and
+  // nothing counted.
+  void ResetAfterFork() {
+    lock.ForceUnlockAfterFork();
+    samples.store(0, std::memory_order_relaxed);
+    truncated.store(0, std::memory_order_relaxed);
+    over_memory.store(0, std::memory_order_relaxed);
+    last_sampler = nullptr;
+  }
 };
 
 template <typename Content>

@@ -179,6 +179,15 @@ class Recorder {
   template <typename F>
   Status RecordWith(F&& add);
 
+  // ResetAfterFork's parts (recorder_fork.cc): sample slot `s`, its
+  // lanes' contents and tables made anew (those a parent thread may have
+  // been in, `serializers` or a lane or the tables held, abandoned); the
+  // heap slots; the dictionary; the trackers' objects and the totals.
+  void ResetSampleSlotAfterFork(uint32_t s, bool serializers, int64_t now_ns);
+  void ResetHeapSlotsAfterFork(bool serializer_was_busy, int64_t now_ns);
+  void ResetDictionaryAfterFork();
+  void ResetTrackingAfterFork(bool serializer_was_busy);
+
   // Serialize's phases, in the order it runs them (recorder_serialize.cc).
   // The flip: the other slot becomes active from the instant returned.
   int64_t FlipSlots(int64_t (*clock)());

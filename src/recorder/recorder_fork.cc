@@ -4,6 +4,8 @@
 // The recorder in a fork() child: empty and usable again, whatever the
 // parent's threads were doing at the fork. What a parent thread may have
 // been changing is abandoned, never touched; the rest is reset in place.
+// ResetAfterFork runs each part's own reset, in the order they depend on
+// each other.
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -23,81 +25,91 @@ void Abandon(std::unique_ptr<T>* owner) {
   abandoned->push_back(owner->release());
 }
 
+// Frees *owner's object, or abandons it if a parent thread may have been
+// in it.
+template <typename T>
+void FreeOrAbandon(std::unique_ptr<T>* owner, bool in_use) {
+  if (in_use) {
+    Abandon(owner);
+  } else {
+    owner->reset();
+  }
+}
+
 }  // namespace
 
 void Recorder::ResetAfterFork(int64_t now_ns) {
-  // Only this thread exists in the child. A slot that a parent thread was
-  // writing, encoding or resetting at the fork may be half-changed: abandon
-  // its profile rather than touch it.
+  // Only this thread exists in the child.
   const bool serializer_was_busy = serializing_.load(std::memory_order_relaxed);
   const uint32_t active = samples_.active();
-  const size_t heap_width = live_heap_options_.types.size();
-  // `cap` is the memory cap of the lane's slot, which a profile made anew
-  // shares; null for a heap lane, which shares none.
-  auto reset_counts = [](auto* lane) {
-    lane->lock.ForceUnlockAfterFork();
-    lane->samples.store(0, std::memory_order_relaxed);
-    lane->truncated.store(0, std::memory_order_relaxed);
-    lane->over_memory.store(0, std::memory_order_relaxed);
-    lane->last_sampler = nullptr;
-  };
-  // A heap lane's profile has tables of its own and shares no cap.
-  auto reset_heap = [&](HeapLane* lane, bool dirty) {
-    if (lane->content == nullptr) return;  // a heap lane without tracking
-    if (dirty || lane->lock.IsLocked(std::memory_order_relaxed)) {
-      Abandon(&lane->content);
-      lane->content = std::make_unique<Profile>(options_, now_ns, heap_width);
-    } else {
-      lane->content->Reset(now_ns);
-    }
-    reset_counts(lane);
-  };
-  for (uint32_t i = 0; i < 2; ++i) {
-    SlotState& state = slot_state_[i];
-    auto& lanes = samples_.lanes(i);
-    const bool serializers = serializer_was_busy && i != active;
-    // The lanes' profiles and their slot's tables, made anew: a lane or
-    // the tables a parent thread held (a sampler inside, or the serializer)
-    // are abandoned, the rest freed.
-    for (uint32_t l = 0; l < lanes.count(); ++l) {
-      SampleLaneOf* lane = lanes.at(l);
-      if (serializers || lane->lock.IsLocked(std::memory_order_relaxed)) {
-        Abandon(&lane->content);
-      } else {
-        lane->content.reset();
-      }
-    }
-    if (serializers || state.tables->lock().IsLocked(std::memory_order_relaxed)) {
-      Abandon(&state.tables);
-    } else {
-      state.tables.reset();
-    }
-    // What abandoned parts published is never withdrawn: count anew.
-    state.memory_bytes.store(0, std::memory_order_relaxed);
-    state.tables = std::make_unique<SlotTables>(options_, &state.memory_bytes);
-    for (uint32_t l = 0; l < lanes.count(); ++l) {
-      SampleLaneOf* lane = lanes.at(l);
-      lane->content =
-          std::make_unique<SampleLane>(options_, now_ns, *state.tables, &state.memory_bytes);
-      reset_counts(lane);
-    }
-    state.start_ns = now_ns;
-    state.kept_failed = false;
-    state.skipped.clear();
+  for (uint32_t s = 0; s < 2; ++s) {
+    ResetSampleSlotAfterFork(s, serializer_was_busy && s != active, now_ns);
   }
-  // A heap lane a tracker or the serializer was in is abandoned.
-  for (uint32_t h = 0; h < 2; ++h) {
-    auto& lanes = heap_.lanes(h);
-    for (uint32_t l = 0; l < lanes.count(); ++l) {
-      reset_heap(lanes.at(l), serializer_was_busy);
-    }
-  }
-  heap_.ResetAfterFork();
-  heap_pending_ = false;
+  ResetHeapSlotsAfterFork(serializer_was_busy, now_ns);
   samples_.ResetAfterFork();
   carried_endpoints_.clear();
   // The rules are configuration: the child keeps them.
   upscaling_lock_.ForceUnlockAfterFork();
+  ResetDictionaryAfterFork();
+  ResetTrackingAfterFork(serializer_was_busy);
+  stats_lock_.ForceUnlockAfterFork();
+  {
+    SpinLockHolder hold(&stats_lock_);
+    stats_ = RecorderStats();
+  }
+  records_rejected_.store(0, std::memory_order_relaxed);
+  serializing_.store(false, std::memory_order_release);
+}
+
+void Recorder::ResetSampleSlotAfterFork(uint32_t s, bool serializers, int64_t now_ns) {
+  // The lanes' contents and the slot's tables, made anew: a lane or the
+  // tables a parent thread held (a sampler inside, or the serializer when
+  // `serializers`) are abandoned, the rest freed.
+  SlotState& state = slot_state_[s];
+  auto& lanes = samples_.lanes(s);
+  for (uint32_t l = 0; l < lanes.count(); ++l) {
+    SampleLaneOf* lane = lanes.at(l);
+    FreeOrAbandon(&lane->content, serializers || lane->lock.IsLocked(std::memory_order_relaxed));
+  }
+  FreeOrAbandon(&state.tables,
+                serializers || state.tables->lock().IsLocked(std::memory_order_relaxed));
+  // What abandoned parts published is never withdrawn: count anew.
+  state.memory_bytes.store(0, std::memory_order_relaxed);
+  state.tables = std::make_unique<SlotTables>(options_, &state.memory_bytes);
+  for (uint32_t l = 0; l < lanes.count(); ++l) {
+    SampleLaneOf* lane = lanes.at(l);
+    lane->content =
+        std::make_unique<SampleLane>(options_, now_ns, *state.tables, &state.memory_bytes);
+    lane->ResetAfterFork();
+  }
+  state.start_ns = now_ns;
+  state.kept_failed = false;
+  state.skipped.clear();
+}
+
+void Recorder::ResetHeapSlotsAfterFork(bool serializer_was_busy, int64_t now_ns) {
+  // A heap lane's profile has tables of its own and shares no cap; one a
+  // tracker or the serializer was in is abandoned.
+  const size_t heap_width = live_heap_options_.types.size();
+  for (uint32_t h = 0; h < 2; ++h) {
+    auto& lanes = heap_.lanes(h);
+    for (uint32_t l = 0; l < lanes.count(); ++l) {
+      HeapLane* lane = lanes.at(l);
+      if (lane->content == nullptr) continue;  // a heap lane without tracking
+      if (serializer_was_busy || lane->lock.IsLocked(std::memory_order_relaxed)) {
+        Abandon(&lane->content);
+        lane->content = std::make_unique<Profile>(options_, now_ns, heap_width);
+      } else {
+        lane->content->Reset(now_ns);
+      }
+      lane->ResetAfterFork();
+    }
+  }
+  heap_.ResetAfterFork();
+  heap_pending_ = false;
+}
+
+void Recorder::ResetDictionaryAfterFork() {
   // The dictionary is kept (ids stay valid) unless a parent sampler was
   // interning at the fork: then it is abandoned, and a new one hands out
   // ids of the next generation, so the old ones are refused as stale.
@@ -108,24 +120,19 @@ void Recorder::ResetAfterFork(int64_t now_ns) {
     dict_generation_.store(dict_->generation(), std::memory_order_relaxed);
   }
   dict_lock_.ForceUnlockAfterFork();
+}
+
+void Recorder::ResetTrackingAfterFork(bool serializer_was_busy) {
   // Every tracked object is forgotten: the child's heap is the parent's,
   // but its frees are its own business from here on. Tables a parent
   // tracker was changing (a shard's or a stripe's lock held) or totals a
   // parent serializer was changing are abandoned like slots.
-  if (tracked_ != nullptr) {
-    if (tracked_->AnyLockHeld()) Abandon(&tracked_);
-    tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
-    if (serializer_was_busy) Abandon(&live_totals_);
-    live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
-  }
   objects_not_tracked_.store(0, std::memory_order_relaxed);
-  stats_lock_.ForceUnlockAfterFork();
-  {
-    SpinLockHolder hold(&stats_lock_);
-    stats_ = RecorderStats();
-  }
-  records_rejected_.store(0, std::memory_order_relaxed);
-  serializing_.store(false, std::memory_order_release);
+  if (tracked_ == nullptr) return;
+  if (tracked_->AnyLockHeld()) Abandon(&tracked_);
+  tracked_ = std::make_unique<TrackedObjects>(options_, live_heap_options_);
+  if (serializer_was_busy) Abandon(&live_totals_);
+  live_totals_ = std::make_unique<LiveTotals>(options_, live_heap_options_);
 }
 
 }  // namespace stackrec
