@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Installs, from Debian 12's archive, exactly the packages stackrec's build,
-# tests, benchmarks, demo and embedding examples need and this machine does
-# not have yet.
+# tests, benchmarks, examples and bindings need and this machine does not
+# have yet.
 # Runs apt-get as root, or through sudo otherwise. Idempotent.
 set -euo pipefail
 
@@ -15,13 +15,13 @@ packages=(
   # test that decodes gzip outputs with every common reader
   libdeflate-dev golang-go gzip
   # embedding: nm/objdump for the symbol test; Ruby, its headers, make (for
-  # mkmf), minitest and google-protobuf for examples/ruby, and the zstd
+  # mkmf), minitest and google-protobuf for bindings/ruby, and the zstd
   # program its tests decompress zstd profiles with; Python's protobuf for
-  # examples/python
+  # bindings/python
   binutils
   ruby ruby-dev make ruby-minitest ruby-google-protobuf zstd
   python3 python3-protobuf
-  # examples/python's package, installed offline into a virtual environment
+  # bindings/python's package, installed offline into a virtual environment
   # with Debian's pip, setuptools and wheel, and type-checked with mypy
   python3-venv python3-pip python3-setuptools python3-wheel mypy
   # stackrec-exec: libunwind's headers (the shim loads libunwind.so.8 at run

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# cmake -DPYTHON=... -DSOURCE_DIR=examples/python -DWORK_DIR=... -DPREFIX=...
+# cmake -DPYTHON=... -DSOURCE_DIR=bindings/python -DWORK_DIR=... -DPREFIX=...
 #       -P install_package.cmake
 #
 # Installs the stackrec Python package as docs/embedding.md ("Python") tells

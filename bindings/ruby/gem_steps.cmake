@@ -2,7 +2,7 @@
 # Copyright 2026 The stackrec Authors.
 #
 # cmake -DSTEP=install|missing [...] -P gem_steps.cmake
-# (examples/ruby/CMakeLists.txt passes the rest.)
+# (bindings/ruby/CMakeLists.txt passes the rest.)
 #
 #   install  `gem build` the gemspec into WORK_DIR, then `gem install
 #            --local` it into a fresh GEM_HOME, which compiles the extension

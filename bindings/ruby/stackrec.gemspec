@@ -7,7 +7,7 @@
 # says what to set when it finds none), so the gem builds and installs
 # offline:
 #
-#   cd examples/ruby && gem build stackrec.gemspec
+#   cd bindings/ruby && gem build stackrec.gemspec
 #   PKG_CONFIG_PATH=<prefix>/lib/pkgconfig gem install --local stackrec-1.3.0.gem
 #
 # The files are listed by glob rather than by `git ls-files`, so a source

@@ -11,7 +11,7 @@
 #
 # with the gem installed (GEM_HOME), built against a stackrec with
 # libstackrec_export; CTest runs it against the installed gem
-# (examples/ruby/CMakeLists.txt).
+# (bindings/ruby/CMakeLists.txt).
 require "json"
 require "minitest/autorun"
 require "io/wait"

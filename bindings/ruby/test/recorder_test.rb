@@ -9,7 +9,7 @@
 #   ruby -I <dir of profile_pb.rb and the OTLP *_pb.rb> test/recorder_test.rb
 #
 # with the gem installed (GEM_HOME) or -I lib -I <extension dir>; CTest
-# runs it against the installed gem (examples/ruby/CMakeLists.txt).
+# runs it against the installed gem (bindings/ruby/CMakeLists.txt).
 require "minitest/autorun"
 require "stringio"
 require "stackrec"

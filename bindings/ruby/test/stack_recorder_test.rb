@@ -4,10 +4,10 @@
 # Stackrec::StackRecorder, end to end: every profile it returns is decoded
 # (decoded_profile.rb) and checked against what was recorded.
 #
-#   ruby -I <ext dir> -I examples/ruby/lib -I <dir of profile_pb.rb> \
-#     examples/ruby/test/stack_recorder_test.rb
+#   ruby -I <ext dir> -I bindings/ruby/lib -I <dir of profile_pb.rb> \
+#     bindings/ruby/test/stack_recorder_test.rb
 #
-# CTest runs it so (examples/ruby/CMakeLists.txt).
+# CTest runs it so (bindings/ruby/CMakeLists.txt).
 require "minitest/autorun"
 require "stackrec"
 require_relative "decoded_profile"
@@ -319,7 +319,7 @@ class StackRecorderTest < Minitest::Test
   # poisoned, and a later Ruby frame at that depth that handed a local to
   # an intercepted call (Time.now's timespec, to clock_gettime) crashed
   # ASan itself ("CHECK failed: asan_thread.cpp:371"), as this test did
-  # then; examples/ruby/CMakeLists.txt now builds the extension without
+  # then; bindings/ruby/CMakeLists.txt now builds the extension without
   # them. Elsewhere this is an ordinary round trip.
   def test_raises_through_the_extension_leave_the_stack_clean
     raised = 0
