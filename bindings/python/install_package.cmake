@@ -4,8 +4,8 @@
 # cmake -DPYTHON=... -DSOURCE_DIR=bindings/python -DWORK_DIR=... -DPREFIX=...
 #       -P install_package.cmake
 #
-# Installs the stackrec Python package as docs/embedding.md ("Python") tells
-# a user to: into a fresh virtual environment that sees Debian's pip,
+# Installs the stackrec Python package as its guide (README.md) tells a
+# user to: into a fresh virtual environment that sees Debian's pip,
 # setuptools and protobuf (--system-site-packages), with
 # `pip install --no-build-isolation --no-index`, so nothing is downloaded.
 # setuptools builds in the folder it is given, so it gets a copy of the

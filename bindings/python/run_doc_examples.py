@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
-"""Runs the Python examples of docs/embedding.md's "Python" section, as
-written, against the installed package, so the guide cannot drift from the
-code:
+"""Runs the Python examples of the package's guide, bindings/python/README.md,
+as written, against the installed package, so the guide cannot drift from
+the code:
 
-    python run_doc_examples.py docs/embedding.md              (CTest: python_docs_examples_run)
-    python run_doc_examples.py --type-check docs/embedding.md (CTest: python_package_types)
+    python run_doc_examples.py bindings/python/README.md              (CTest: python_docs_examples_run)
+    python run_doc_examples.py --type-check bindings/python/README.md (CTest: python_package_types)
 
 An example is the ```python block that follows a line
 "<!-- python-example: NAME -->". Each runs in a fresh interpreter (this
@@ -25,13 +25,11 @@ MARKER = re.compile(r"^<!-- python-example: ([a-z0-9-]+) -->$")
 
 
 def examples(path):
-    """[(name, code)] of the marked blocks of the "## Python" section."""
+    """[(name, code)] of the marked blocks of the guide."""
     with open(path, encoding="utf-8") as file:
         lines = file.read().split("\n")
-    start = lines.index("## Python")
-    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))
-    found, i = [], start
-    while i < end:
+    found, i = [], 0
+    while i < len(lines):
         match = MARKER.match(lines[i])
         i += 1
         if not match:
@@ -42,7 +40,7 @@ def examples(path):
         found.append((match.group(1), "\n".join(lines[i + 1:close]) + "\n"))
         i = close + 1
     if not found:
-        sys.exit(f"{path}: the Python section has no <!-- python-example: NAME --> marker")
+        sys.exit(f"{path} has no <!-- python-example: NAME --> marker")
     return found
 
 

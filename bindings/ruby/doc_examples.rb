@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# Runs the examples of docs/embedding.md's "Ruby" section as written, so
-# that the guide a user copies from cannot rot:
+# Runs the examples of the gem's guide, bindings/ruby/README.md, as
+# written, so that the guide a user copies from cannot rot:
 #
-#   ruby doc_examples.rb DOC REPOSITORY WORK_DIR PREFIX
+#   ruby doc_examples.rb GUIDE REPOSITORY WORK_DIR PREFIX
 #
 # Each example is the fenced block (sh or ruby) that follows a line
 # "<!-- ruby-example: NAME -->"; they run in the order they appear, sh from
@@ -24,12 +24,12 @@ require "socket"
 require "zlib"
 
 doc, repository, work, prefix = ARGV
-abort "usage: ruby doc_examples.rb DOC REPOSITORY WORK_DIR PREFIX" unless prefix
+abort "usage: ruby doc_examples.rb GUIDE REPOSITORY WORK_DIR PREFIX" unless prefix
 
-section = File.read(doc)[/^## Ruby\n.*?(?=^## )/m] or abort "#{doc} has no \"## Ruby\" section"
-examples = section.scan(/^<!-- ruby-example: ([\w-]+) -->\n```(sh|ruby)\n(.*?)^```$/m)
-abort "#{doc}: the Ruby section marks no example" if examples.empty?
-marked = section.scan(/^<!-- ruby-example: /).size
+guide = File.read(doc)
+examples = guide.scan(/^<!-- ruby-example: ([\w-]+) -->\n```(sh|ruby)\n(.*?)^```$/m)
+abort "#{doc} marks no example" if examples.empty?
+marked = guide.scan(/^<!-- ruby-example: /).size
 abort "#{doc}: #{marked} markers but #{examples.size} examples follow one" unless marked == examples.size
 
 FileUtils.rm_rf(work)

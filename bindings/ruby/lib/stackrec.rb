@@ -24,7 +24,8 @@
 #   libstackrec_export (ext/stackrec_ruby/exporter.c).
 #
 # The native half (ext/stackrec_ruby) links the installed libstackrec.so.1;
-# docs/embedding.md ("Ruby") is the user's guide.
+# the gem's README.md (bindings/ruby in stackrec's repository) is the
+# user's guide.
 require "logger"
 require "stackrec/version"
 require "stackrec_ruby"

@@ -26,8 +26,8 @@ Errors: a call stackrec refuses raises a StackrecError subclass, one per
 status (InvalidArgumentError is also a ValueError), carrying .status and the
 library's .message. Python values of the wrong type raise TypeError, and
 ints that do not fit their C field OverflowError, before stackrec is called.
-docs/embedding.md ("Python") is the guide; each C function's Python form is
-listed there.
+The guide is the package's README.md (bindings/python in stackrec's
+repository); each C function's Python form is listed there.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def _load() -> tuple[ctypes.CDLL, str]:
     raise LibraryNotFoundError(
         f"stackrec: {SONAME} was not found ({'; '.join(tried)}). Install stackrec and put its "
         "lib/pkgconfig on PKG_CONFIG_PATH, or set STACKREC_LIBRARY to the path of "
-        f"{SONAME} (docs/embedding.md, \"Python\").")
+        f"{SONAME} (stackrec's bindings/python/README.md).")
 
 
 library, library_path = _load()

@@ -130,7 +130,7 @@ class _Library:
             raise ExporterNotFoundError(
                 f"stackrec: {SONAME} was not found ({'; '.join(tried)}). Install stackrec with "
                 "its exporter (the default build), or set STACKREC_EXPORT_LIBRARY to its path "
-                "(docs/embedding.md, \"Python\").")
+                "(stackrec's bindings/python/README.md).")
         h, st, u32 = c.handle_t, ctypes.c_int, ctypes.c_uint32
 
         def bind(name: str, restype: Any, *argtypes: Any) -> Any:

@@ -30,7 +30,7 @@
  * An object's id is its address. GC.compact moves objects and gives no
  * event for it, so after a compaction the moved objects would never leave
  * the heap profile: #start refuses while GC.auto_compact is on, and
- * docs/embedding.md says not to call GC.compact while profiling.
+ * the gem's README.md says not to call GC.compact while profiling.
  */
 #include <ruby.h>
 #include <ruby/debug.h>

@@ -4,4 +4,5 @@
 installed package and library: `python -m stackrec.tests`. They decode
 every profile with python3-protobuf and the classes protoc generates from
 stackrec's tests/pprof/profile.proto and tests/otlp (on PYTHONPATH);
-docs/embedding.md ("Python") says how to generate them."""
+the package's guide, bindings/python/README.md in stackrec's repository,
+says how to generate them."""

@@ -14,7 +14,7 @@ except ImportError as error:
     raise ImportError(
         f"{error}: the tests decode with classes generated from stackrec's tests/pprof and "
         "tests/otlp protos; generate them with protoc --python_out and put that folder on "
-        "PYTHONPATH (docs/embedding.md, \"Python\")") from error
+        "PYTHONPATH (stackrec's bindings/python/README.md)") from error
 
 
 class Decoded:

@@ -408,7 +408,7 @@ class RecorderApiTest(unittest.TestCase):
             self.assertEqual(3, len(samples))
 
     def test_objects_tracked_until_their_finalizer_untracks_them(self):
-        # The heap profile docs/embedding.md shows: track at allocation,
+        # The heap profile the package's README.md shows: track at allocation,
         # untrack from weakref.finalize; the live objects stay attributed to
         # the function that allocated them, in every profile until freed.
         heap_types = [("heap-live-samples", "count"), ("heap-live-size", "bytes")]
