@@ -22,8 +22,8 @@
 
 #include "base/table_memory.h"
 #include "catch2/catch.hpp"
+#include "oracle/pprof_decode.h"
 #include "stackrec/stackrec.h"
-#include "support/pprof_decode.h"
 
 using namespace stackrec_test;
 

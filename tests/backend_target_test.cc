@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "support/pprof_decode.h"
+#include "oracle/pprof_decode.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;

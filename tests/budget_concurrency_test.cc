@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "support/otlp_decode.h"
+#include "oracle/otlp_decode.h"
 #include "support/sample_sums.h"
 #include "support/test_support.h"
 

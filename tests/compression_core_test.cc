@@ -9,7 +9,7 @@
 
 #include "catch2/catch.hpp"
 #include "encode/compression.h"
-#include "support/decompress.h"
+#include "oracle/decompress.h"
 
 namespace {
 

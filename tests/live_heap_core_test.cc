@@ -14,8 +14,8 @@
 #include "catch2/catch.hpp"
 #include "input/live_heap_options.h"
 #include "live_heap/object_table.h"
+#include "oracle/pprof_decode.h"
 #include "recorder/recorder.h"
-#include "support/pprof_decode.h"
 
 using namespace stackrec_test;
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "oracle/otlp_conformance.h"
+#include "oracle/otlp_decode.h"
 #include "support/canonical.h"
-#include "support/otlp_conformance.h"
-#include "support/otlp_decode.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;

@@ -13,10 +13,10 @@
 
 #include "base/table_memory.h"
 #include "catch2/catch.hpp"
+#include "oracle/pprof_decode.h"
 #include "profile/profile.h"
 #include "serialize/serialize.h"
 #include "support/core_test_support.h"
-#include "support/pprof_decode.h"
 
 using stackrec_core_test::Options;
 using stackrec_core_test::Stack;

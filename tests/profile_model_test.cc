@@ -8,8 +8,8 @@
 #include <random>
 
 #include "catch2/catch.hpp"
+#include "oracle/otlp_decode.h"
 #include "support/canonical.h"
-#include "support/otlp_decode.h"
 #include "support/test_support.h"
 
 using namespace stackrec_test;

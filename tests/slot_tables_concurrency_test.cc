@@ -18,8 +18,8 @@
 
 #include "capi/c_handles.h"
 #include "catch2/catch.hpp"
+#include "oracle/pprof_decode.h"
 #include "recorder/recorder.h"
-#include "support/pprof_decode.h"
 
 using namespace stackrec_test;
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "oracle/otlp_decode.h"
 #include "support/canonical.h"
-#include "support/otlp_decode.h"
 #include "support/target.h"
 #include "support/test_support.h"
 

@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The benchmarks' inputs, checked against the shapes they promise: the
-// seeded workload generator (bench/workloads/workload.h) and the baseline stackrec
-// is measured against (bench/workloads/baseline.h). The workload bench trusts
+// seeded workload generator (testkit/workloads/workload.h) and the baseline stackrec
+// is measured against (testkit/workloads/baseline.h). The workload bench trusts
 // both; a generator that drifted from its documented shape, or a baseline
 // that wrote another profile than stackrec, would make every ratio it prints
 // wrong.
@@ -20,8 +20,8 @@
 
 #include "baseline.h"
 #include "catch2/catch.hpp"
+#include "oracle/otlp_decode.h"
 #include "pprof_summary.h"
-#include "support/otlp_decode.h"
 #include "support/test_support.h"
 #include "workload.h"
 
@@ -55,7 +55,7 @@ bool Shaped(std::string_view s, std::initializer_list<std::string_view> parts) {
 }
 
 // Checks the program and the stacks of `w`: functions and files named as
-// bench/workloads/workload.h names them, depths in [8, 128], every stack distinct, leaf
+// testkit/workloads/workload.h names them, depths in [8, 128], every stack distinct, leaf
 // first from one root, and stacks sharing their root side.
 void CheckProgram(const Workload& w, size_t stacks) {
   REQUIRE(w.stacks() == stacks);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "support/decompress.h"
+#include "oracle/decompress.h"
 
 #include <zlib.h>
 #include <zstd.h>

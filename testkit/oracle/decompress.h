@@ -3,8 +3,8 @@
 //
 // Decompression of stackrec's output for the test oracles, without a test
 // framework, so that the fuzzer can use it too.
-#ifndef STACKREC_TESTS_SUPPORT_DECOMPRESS_H_
-#define STACKREC_TESTS_SUPPORT_DECOMPRESS_H_
+#ifndef STACKREC_TESTKIT_ORACLE_DECOMPRESS_H_
+#define STACKREC_TESTKIT_ORACLE_DECOMPRESS_H_
 
 #include <string>
 
@@ -21,4 +21,4 @@ bool DecompressAny(const std::string& in, std::string* out);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_SUPPORT_DECOMPRESS_H_
+#endif  // STACKREC_TESTKIT_ORACLE_DECOMPRESS_H_

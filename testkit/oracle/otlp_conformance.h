@@ -7,8 +7,8 @@
 // specification's text, not from stackrec's encoder, so that it can catch
 // the encoder's mistakes; DecodeOtlp (otlp_decode.h) runs it on every
 // request it decodes, so every OTLP output of every test is checked.
-#ifndef STACKREC_TESTS_SUPPORT_OTLP_CONFORMANCE_H_
-#define STACKREC_TESTS_SUPPORT_OTLP_CONFORMANCE_H_
+#ifndef STACKREC_TESTKIT_ORACLE_OTLP_CONFORMANCE_H_
+#define STACKREC_TESTKIT_ORACLE_OTLP_CONFORMANCE_H_
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 
@@ -33,4 +33,4 @@ void CheckOtlpConformance(
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_SUPPORT_OTLP_CONFORMANCE_H_
+#endif  // STACKREC_TESTKIT_ORACLE_OTLP_CONFORMANCE_H_

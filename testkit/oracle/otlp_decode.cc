@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "support/otlp_decode.h"
+#include "oracle/otlp_decode.h"
 
 #include <algorithm>
 #include <utility>
 #include <unordered_map>
 
 #include "catch2/catch.hpp"
-#include "support/otlp_conformance.h"
+#include "oracle/otlp_conformance.h"
 
 namespace stackrec_test {
 namespace {

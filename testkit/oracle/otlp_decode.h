@@ -3,18 +3,18 @@
 //
 // The OTLP oracle: decompresses what stackrec wrote as OTLP, parses it with
 // the classes generated from our copy of opentelemetry-proto v1.11.0
-// (tests/otlp/), and converts it back into pprof's model, written from the
+// (testkit/otlp/), and converts it back into pprof's model, written from the
 // OTLP specification alone (not from stackrec's encoder), so that a test can
 // compare it with the pprof stackrec writes of the same profile.
-#ifndef STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
-#define STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
+#ifndef STACKREC_TESTKIT_ORACLE_OTLP_DECODE_H_
+#define STACKREC_TESTKIT_ORACLE_OTLP_DECODE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
-#include "support/pprof_decode.h"
+#include "oracle/pprof_decode.h"
 
 namespace stackrec_test {
 
@@ -58,4 +58,4 @@ std::vector<std::string> KeyValueStrings(
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_SUPPORT_OTLP_DECODE_H_
+#endif  // STACKREC_TESTKIT_ORACLE_OTLP_DECODE_H_

@@ -2,18 +2,18 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The test oracle: decompresses what stackrec wrote and parses it with the
-// protobuf classes generated from tests/pprof/profile.proto, plus small accessors
+// protobuf classes generated from testkit/pprof/profile.proto, plus small accessors
 // that turn ids back into names.
-#ifndef STACKREC_TESTS_SUPPORT_PPROF_DECODE_H_
-#define STACKREC_TESTS_SUPPORT_PPROF_DECODE_H_
+#ifndef STACKREC_TESTKIT_ORACLE_PPROF_DECODE_H_
+#define STACKREC_TESTKIT_ORACLE_PPROF_DECODE_H_
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "oracle/decompress.h"
 #include "profile.pb.h"
-#include "support/decompress.h"
 
 namespace stackrec_test {
 
@@ -64,4 +64,4 @@ void CheckInvariants(const Profile& p);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_SUPPORT_PPROF_DECODE_H_
+#endif  // STACKREC_TESTKIT_ORACLE_PPROF_DECODE_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "export/json_reader.h"
+#include "receiver/json_reader.h"
 
 #include <cstdlib>
 

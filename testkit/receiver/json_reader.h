@@ -5,8 +5,8 @@
 // event.json is well-formed JSON (RFC 8259: no trailing commas, no control
 // characters in strings, no duplicate keys, nothing after the value) and
 // gives its fields back, so the test sees the event as the intake would.
-#ifndef STACKREC_TESTS_EXPORT_JSON_READER_H_
-#define STACKREC_TESTS_EXPORT_JSON_READER_H_
+#ifndef STACKREC_TESTKIT_RECEIVER_JSON_READER_H_
+#define STACKREC_TESTKIT_RECEIVER_JSON_READER_H_
 
 #include <string>
 #include <utility>
@@ -30,4 +30,4 @@ bool ParseJson(const std::string& text, Json* out, std::string* error);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_EXPORT_JSON_READER_H_
+#endif  // STACKREC_TESTKIT_RECEIVER_JSON_READER_H_

@@ -15,8 +15,8 @@
 // It also parses what it received as the backends would: the query string,
 // multipart/form-data parts. Anything malformed is answered 400 and noted
 // in errors(), which tests check is empty.
-#ifndef STACKREC_TESTS_EXPORT_RECEIVER_H_
-#define STACKREC_TESTS_EXPORT_RECEIVER_H_
+#ifndef STACKREC_TESTKIT_RECEIVER_RECEIVER_H_
+#define STACKREC_TESTKIT_RECEIVER_RECEIVER_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -113,4 +113,4 @@ bool PercentDecode(const std::string& in, std::string* out);
 
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_EXPORT_RECEIVER_H_
+#endif  // STACKREC_TESTKIT_RECEIVER_RECEIVER_H_

@@ -28,12 +28,12 @@
 #include <thread>
 #include <vector>
 
-#include "export/backends/datadog_rules.h"
-#include "export/backends/pyroscope_rules.h"
-#include "export/receiver.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
+#include "oracle/decompress.h"
 #include "profile.pb.h"
-#include "support/decompress.h"
+#include "receiver/backends/datadog_rules.h"
+#include "receiver/backends/pyroscope_rules.h"
+#include "receiver/receiver.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 //
 // What the workload benchmark checks of every encoder's output, so that it
 // cannot silently measure a broken one: the bytes are decompressed and
-// parsed with the classes generated from tests/pprof/profile.proto, and reduced to
+// parsed with the classes generated from testkit/pprof/profile.proto, and reduced to
 // a few numbers that two correct encoders of the same samples must agree on,
 // whatever ids and orders each chose.
 #ifndef STACKREC_WORKLOADS_PPROF_SUMMARY_H_

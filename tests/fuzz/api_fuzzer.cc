@@ -75,9 +75,9 @@
 #include <vector>
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
+#include "oracle/decompress.h"
 #include "profile.pb.h"
 #include "stackrec/stackrec.h"
-#include "support/decompress.h"
 
 namespace {
 

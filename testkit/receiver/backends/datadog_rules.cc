@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "export/backends/datadog_rules.h"
+#include "receiver/backends/datadog_rules.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "export/json_reader.h"
+#include "oracle/decompress.h"
 #include "profile.pb.h"
-#include "support/decompress.h"
+#include "receiver/json_reader.h"
 
 namespace stackrec_test {
 namespace datadog {

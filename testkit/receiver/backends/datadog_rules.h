@@ -12,13 +12,13 @@
 // 10 MiB the intake skips a profile over
 // (libdd-profiling/src/internal/profile/mod.rs). Checked against
 // libdatadog's tests in backend_rules_test.cc.
-#ifndef STACKREC_TESTS_EXPORT_BACKENDS_DATADOG_RULES_H_
-#define STACKREC_TESTS_EXPORT_BACKENDS_DATADOG_RULES_H_
+#ifndef STACKREC_TESTKIT_RECEIVER_BACKENDS_DATADOG_RULES_H_
+#define STACKREC_TESTKIT_RECEIVER_BACKENDS_DATADOG_RULES_H_
 
 #include <string>
 #include <vector>
 
-#include "export/receiver.h"
+#include "receiver/receiver.h"
 
 namespace stackrec_test {
 namespace datadog {
@@ -44,4 +44,4 @@ Verdict Upload(const ReceivedRequest& req, bool agentless);
 }  // namespace datadog
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_EXPORT_BACKENDS_DATADOG_RULES_H_
+#endif  // STACKREC_TESTKIT_RECEIVER_BACKENDS_DATADOG_RULES_H_

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
-#include "export/backends/pyroscope_rules.h"
+#include "receiver/backends/pyroscope_rules.h"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
+#include "oracle/decompress.h"
 #include "profile.pb.h"
-#include "support/decompress.h"
 
 namespace stackrec_test {
 namespace pyroscope {

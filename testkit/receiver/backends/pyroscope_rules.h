@@ -14,8 +14,8 @@
 // arrival times; the active-series limit (5,000 a tenant, 1.x's ingester),
 // which this port reports as a count of series instead; relabeling rules
 // other than the defaults, which change names but refuse nothing.
-#ifndef STACKREC_TESTS_EXPORT_BACKENDS_PYROSCOPE_RULES_H_
-#define STACKREC_TESTS_EXPORT_BACKENDS_PYROSCOPE_RULES_H_
+#ifndef STACKREC_TESTKIT_RECEIVER_BACKENDS_PYROSCOPE_RULES_H_
+#define STACKREC_TESTKIT_RECEIVER_BACKENDS_PYROSCOPE_RULES_H_
 
 #include <cstdint>
 #include <map>
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "export/receiver.h"
+#include "receiver/receiver.h"
 
 namespace stackrec_test {
 namespace pyroscope {
@@ -58,4 +58,4 @@ Verdict Ingest(Version v, const ReceivedRequest& req, int64_t now_ns);
 }  // namespace pyroscope
 }  // namespace stackrec_test
 
-#endif  // STACKREC_TESTS_EXPORT_BACKENDS_PYROSCOPE_RULES_H_
+#endif  // STACKREC_TESTKIT_RECEIVER_BACKENDS_PYROSCOPE_RULES_H_

@@ -12,11 +12,11 @@
 
 #include "catch2/catch.hpp"
 #include "export/backend_rules.h"
-#include "export/backends/datadog_rules.h"
-#include "export/backends/pyroscope_rules.h"
 #include "export/export_config.h"
 #include "export/process_identity.h"
 #include "profile.pb.h"
+#include "receiver/backends/datadog_rules.h"
+#include "receiver/backends/pyroscope_rules.h"
 
 namespace stackrec_test {
 namespace {

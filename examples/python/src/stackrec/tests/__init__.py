@@ -3,5 +3,5 @@
 """The package's own tests, shipped with it so that they run against the
 installed package and library: `python -m stackrec.tests`. They decode
 every profile with python3-protobuf and the classes protoc generates from
-stackrec's tests/pprof/profile.proto and tests/otlp (on PYTHONPATH);
+stackrec's testkit/pprof/profile.proto and testkit/otlp (on PYTHONPATH);
 docs/embedding.md ("Python") says how to generate them."""
