@@ -7,7 +7,7 @@
 // as label names, span_id kept and trace_id left out, numeric labels and
 // values untouched; the profile keeps its own names for the next
 // serialization, and the encoded profile says what it holds. Refusals are
-// in bad_input_test.cc.
+// in bad_input/bad_input_test.cc.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -336,7 +336,7 @@ TEST_CASE("a profile larger than the compressor's buffers round trips") {
 }
 
 TEST_CASE("a frame of its address alone is a real location with an id") {
-  // (An all-zero frame is refused: bad_input_test.cc.)
+  // (An all-zero frame is refused: bad_input/bad_input_test.cc.)
   auto p = NewProfile();
   stackrec_location address_only{};
   address_only.address = 0x1;

@@ -6,7 +6,7 @@
 // pprof string labels "trace_id" and "span_id"; the link is part of a
 // sample's identity, on every way of recording (by content, by id with the
 // labels as strings or as a label-set id, timestamped, tracked), on a
-// profile and on a recorder. Refusals are in bad_input_test.cc.
+// profile and on a recorder. Refusals are in bad_input/bad_input_test.cc.
 #include <chrono>
 #include <cstdint>
 #include <string>

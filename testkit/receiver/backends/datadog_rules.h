@@ -11,7 +11,7 @@
 // takes them (libdd-common/src/tag.rs), the attachments it names, and the
 // 10 MiB the intake skips a profile over
 // (libdd-profiling/src/internal/profile/mod.rs). Checked against
-// libdatadog's tests in backend_rules_test.cc.
+// libdatadog's tests in tests/export/backend_rules_test.cc.
 #ifndef STACKREC_TESTKIT_RECEIVER_BACKENDS_DATADOG_RULES_H_
 #define STACKREC_TESTKIT_RECEIVER_BACKENDS_DATADOG_RULES_H_
 
