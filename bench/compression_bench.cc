@@ -6,7 +6,7 @@
 //
 //   build/release/bench/stackrec-bench-compression [--reps=5] [--serialize-only]
 //
-// The heavy workload (bench/workloads/workload.h) is serialized once
+// The heavy workload (testkit/workloads/workload.h) is serialized once
 // uncompressed, as pprof and as OTLP. Then each of those byte strings is
 // gzipped by:
 //   zlib-stream  zlib's level 1 as one stream, fed 128 KiB at a time, the

@@ -8,7 +8,7 @@
 // costs beyond it is the key's lookups (and, for a new stack, interning).
 //
 //   BM_Fingerprint/copy      the sampler's side only: the typical
-//                            workload's samples (bench/workloads/workload.h), in
+//                            workload's samples (testkit/workloads/workload.h), in
 //                            order, each stack's frames copied into one
 //                            reused buffer, as a sampler fills its own.
 //   BM_Fingerprint/touch     the same, then a read of the first and last

@@ -19,7 +19,7 @@
 //   BM_Serialize/samples:<n>/compression:<c>
 //                              stackrec_profile_serialize of a profile of n
 //                              (10,000 or 100,000) distinct samples of the
-//                              demo's Rails workload (bench/workloads/
+//                              demo's Rails workload (testkit/workloads/
 //                              rails_workload.h), compressed with c (0 gzip,
 //                              1 none, 2 zstd); "bytes" is the output size.
 //

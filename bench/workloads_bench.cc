@@ -2,8 +2,8 @@
 // Copyright 2026 The stackrec Authors.
 //
 // The workload measurements: stackrec on the heavy and typical workloads
-// (bench/workloads/workload.h) beside the baseline a C++ programmer would write
-// instead (bench/workloads/baseline.h: generated profile.proto classes,
+// (testkit/workloads/workload.h) beside the baseline a C++ programmer would write
+// instead (testkit/workloads/baseline.h: generated profile.proto classes,
 // unordered_map interning, SerializeToString, zlib), and how stackrec scales.
 //
 // The tables (the default):
@@ -14,7 +14,7 @@
 //
 //   --only also takes typical_sys and heavy_sys, not run by default: the
 //   same workloads with every function's system name set to its name
-//   (WithSystemNames in bench/workloads/workload.h), three strings a frame.
+//   (WithSystemNames in testkit/workloads/workload.h), three strings a frame.
 //
 //   For each workload and implementation (stackrec_profile_*, the two-slot
 //   stackrec_recorder_*, the baseline):
@@ -112,7 +112,7 @@
 //    verification are parked in an unlinked temporary file, outside the RSS.
 //  - Verification. In the first run of each implementation the outputs are
 //    decompressed, parsed with the generated classes and summarized
-//    (bench/workloads/pprof_summary.h); the run fails unless every output holds the
+//    (testkit/workloads/pprof_summary.h); the run fails unless every output holds the
 //    workload's distinct keys and value totals, and all of them the same
 //    content (an order-independent digest of frames, labels and values);
 //    the id path's profiles (the recorder's first fill) are among them;

@@ -13,9 +13,9 @@
 //     OpenTelemetry profiles request (demo.otlp.pb), the body a collector
 //     takes at POST /v1development/profiles.
 //  3. Reads that file back, gunzips it, parses it with the classes generated
-//     from tests/pprof/profile.proto, and prints the top functions by cpu-time and by
+//     from testkit/pprof/profile.proto, and prints the top functions by cpu-time and by
 //     wall-time, as `go tool pprof -top` would (OTLP: parses it with the
-//     classes generated from tests/otlp/, otlp_readback.h).
+//     classes generated from testkit/otlp/, otlp_readback.h).
 //  4. Exits non-zero unless the file holds exactly what was recorded: the
 //     totals of each sample type, one sample per distinct (stack, labels),
 //     each request's trace endpoint. The CTests

@@ -2,7 +2,7 @@
 // Copyright 2026 The stackrec Authors.
 //
 // stackrec-demo --format otlp: the file read back as an OpenTelemetry
-// profiles request, with the classes generated from tests/otlp/, and checked
+// profiles request, with the classes generated from testkit/otlp/, and checked
 // against what the demo recorded, as the pprof file is.
 #ifndef STACKREC_EXAMPLES_DEMO_OTLP_READBACK_H_
 #define STACKREC_EXAMPLES_DEMO_OTLP_READBACK_H_

@@ -11,7 +11,7 @@
 // each insert of a new key, a full table's elements move into a table
 // constructed at absl's next capacity, and a constructor that throws leaves
 // no object behind: the table keeps its arrays and nothing has changed.
-// (allocation_failure_core_test.cc makes each table allocation of a run
+// (tests/core_unit/allocation_failure_test.cc makes each table allocation of a run
 // fail in turn; before this, the second one aborted the test.)
 //
 // Order. An index of ids whose hash reads the item an id names (a string,

@@ -29,7 +29,7 @@
 // name and the file in three chains of that kind, frames differing in the
 // name's last byte and in the start line's low byte shared their low 64
 // bits about once in 65,536 pairs (found on the workloads bench, whose
-// function names differ so; fingerprint_core_test.cc now tries such
+// function names differ so; tests/core_unit/fingerprint_test.cc tries such
 // pairs). So every chain but the file's ends with two more rounds
 // (Finalize): after four rounds a change is spread beyond what a change
 // of another chain, set by four bytes, can match, and the same text in

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 # Copyright 2026 The stackrec Authors.
 #
-# cmake -DSTEP=install|cmake|pkg-config [...] -P consume_installed.cmake
+# cmake -DSTEP=cmake|pkg-config|export [...] -P consume_installed.cmake
 # (tests/embedding/CMakeLists.txt passes the rest: the build tree, the
-# scratch prefix, this build's compilers, generator and flags.)
+# scratch prefix, this build's compilers, generator and flags.) PREFIX is
+# the scratch install of testkit/install/ (the fixture stackrec_installed).
 #
-#   install     `cmake --install` this build into a fresh PREFIX.
 #   cmake       configure, build and run consumer/ (C++) with
 #               find_package(stackrec CONFIG) against PREFIX only, once
 #               through stackrec::stackrec and once through
@@ -48,25 +48,6 @@ function(run)
     message("${out}")
   endif()
 endfunction()
-
-if(STEP STREQUAL "install")
-  file(REMOVE_RECURSE "${PREFIX}")
-  set(config_args "")
-  if(CONFIG)
-    set(config_args --config "${CONFIG}")
-  endif()
-  run("${CMAKE_COMMAND}" --install "${PROJECT_BINARY_DIR}" --prefix "${PREFIX}" ${config_args}
-      WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
-  foreach(file include/stackrec/stackrec.h lib/libstackrec.so lib/libstackrec_static.a
-               lib/cmake/stackrec/stackrecConfig.cmake
-               lib/cmake/stackrec/stackrecConfigVersion.cmake
-               lib/pkgconfig/stackrec.pc lib/pkgconfig/stackrec_static.pc)
-    if(NOT EXISTS "${PREFIX}/${file}")
-      message(FATAL_ERROR "cmake --install did not create ${PREFIX}/${file}")
-    endif()
-  endforeach()
-  return()
-endif()
 
 if(NOT EXISTS "${PREFIX}/lib/cmake/stackrec/stackrecConfig.cmake")
   message(FATAL_ERROR "${PREFIX} holds no installed stackrec; the install_into_a_scratch_prefix test sets it up")

@@ -17,8 +17,8 @@
 
 #include "catch2/catch.hpp"
 #include "export/export_fixture.h"
-#include "export/receiver.h"
-#include "support/otlp_decode.h"
+#include "oracle/otlp_decode.h"
+#include "receiver/receiver.h"
 
 namespace stackrec_test {
 namespace {

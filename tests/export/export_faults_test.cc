@@ -16,7 +16,7 @@
 
 #include "catch2/catch.hpp"
 #include "export/export_fixture.h"
-#include "export/receiver.h"
+#include "receiver/receiver.h"
 
 namespace stackrec_test {
 namespace {

@@ -13,10 +13,10 @@
 
 #include "catch2/catch.hpp"
 #include "export/export_fixture.h"
-#include "export/json_reader.h"
-#include "export/receiver.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
-#include "support/otlp_decode.h"
+#include "oracle/otlp_decode.h"
+#include "receiver/json_reader.h"
+#include "receiver/receiver.h"
 
 namespace stackrec_test {
 namespace {

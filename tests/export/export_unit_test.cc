@@ -11,11 +11,11 @@
 #include "catch2/catch.hpp"
 #include "export/export_config.h"
 #include "export/json.h"
-#include "export/json_reader.h"
 #include "export/otlp_response.h"
 #include "export/retry_policy.h"
 #include "export/send_queue.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
+#include "receiver/json_reader.h"
 
 namespace stackrec_export {
 namespace {

@@ -36,7 +36,7 @@
 //    SIZE_MAX - 7, SIZE_MAX, and for arrays a count whose byte size wraps)
 //    with a pointer to a short buffer: over a limit, INVALID_ARGUMENT naming
 //    the field and no change. The largest accepted lengths (16 MiB strings,
-//    stacks of 2^20 frames) are left to tests/c_api_lengths_test.cc: a real
+//    stacks of 2^20 frames) are left to tests/bad_input/c_api_lengths_test.cc: a real
 //    buffer of that size costs each execution more than the rest of it.
 // Not driven: stackrec_recorder_reset_after_fork (its contract is a fork's
 // child), the _sized entry points with a size other than the header's
@@ -75,9 +75,9 @@
 #include <vector>
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
+#include "oracle/decompress.h"
 #include "profile.pb.h"
 #include "stackrec/stackrec.h"
-#include "support/decompress.h"
 
 namespace {
 
@@ -617,7 +617,7 @@ struct Model {
   // inlined frame without a function, or inlined into one without a
   // function, gives no line, so its location reads like a plainer one. The
   // fuzzer never sends such stacks (valid as they are; see
-  // tests/inline_frames_test.cc), so that the output's lines pin the input.
+  // tests/c_api/inline_frames_test.cc), so that the output's lines pin the input.
   static bool Ambiguous(const std::vector<Frame>& frames) {
     for (size_t i = 0; i < frames.size(); ++i) {
       if (frames[i].inlined &&
@@ -763,7 +763,7 @@ void CheckEndpointCounts(const stackrec_encoded* e, const std::map<std::string, 
 // it holds is in its table's range, entry 0 of each table is the zero
 // value, and Profile i's values sum to sample type i's in the pprof.
 // What the values are attached to is the equivalence tests' to check
-// (tests/otlp_encoder_test.cc); here the point is any input's bytes.
+// (tests/c_api/otlp_encoder_test.cc); here the point is any input's bytes.
 void CheckOtlp(const stackrec_encoded* otlp, const stackrec_encoded* pprof) {
   namespace collector = opentelemetry::proto::collector::profiles::v1development;
   std::string raw, pprof_raw;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "oracle/pprof_decode.h"
 #include "stackrec/stackrec.h"
-#include "support/pprof_decode.h"
 
 namespace stackrec_test {
 

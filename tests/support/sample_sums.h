@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/pprof_decode.h"
+#include "oracle/pprof_decode.h"
 
 namespace stackrec_test {
 

@@ -3,7 +3,7 @@
 #
 # A pprof (gzip'd, zstd'd or plain), decoded with Debian's
 # ruby-google-protobuf and the classes protoc generates from
-# tests/pprof/profile.proto (profile_pb.rb, written into the build tree),
+# testkit/pprof/profile.proto (profile_pb.rb, written into the build tree),
 # and resolved into plain Ruby values for assertions.
 require "zlib"
 require "profile_pb"

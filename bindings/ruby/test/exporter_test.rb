@@ -4,7 +4,7 @@
 # Stackrec::Exporter against a real HTTP receiver: a TCPServer on
 # 127.0.0.1 in this process, which answers scripted statuses. Each test
 # decodes what arrived (OTLP with the classes protoc generates from
-# tests/otlp, pprof with decoded_profile.rb) and checks it against what was
+# testkit/otlp, pprof with decoded_profile.rb) and checks it against what was
 # recorded.
 #
 #   ruby -I <dir of profile_pb.rb and the OTLP *_pb.rb> test/exporter_test.rb

@@ -3,7 +3,7 @@
 #
 # Stackrec::Recorder and Stackrec::Profile: one test per capability of the
 # C API, each decoding what it serialized (pprof with decoded_profile.rb,
-# OTLP with the classes protoc generates from tests/otlp) and checking it
+# OTLP with the classes protoc generates from testkit/otlp) and checking it
 # against what was recorded.
 #
 #   ruby -I <dir of profile_pb.rb and the OTLP *_pb.rb> test/recorder_test.rb

@@ -7,7 +7,7 @@
 # id and name, local root span id, trace endpoints, trace links), a few
 # intervals serialized with Exporter.serialize_options and sent. The
 # receiver program runs it and judges every request by the backend's own
-# rules (tests/export/backends/). Exits 0 only if every part was sent.
+# rules (testkit/receiver/backends/). Exits 0 only if every part was sent.
 require "stackrec"
 
 url, protocol = ARGV

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "catch2/catch.hpp"
+#include "oracle/pprof_decode.h"
 #include "run_profiled.h"
-#include "support/pprof_decode.h"
 
 namespace stackrec_exec_test {
 namespace {

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "catch2/catch.hpp"
-#include "support/pprof_decode.h"
+#include "oracle/pprof_decode.h"
 
 extern char** environ;
 

@@ -8,7 +8,7 @@
 // collector's ExportProfilesServiceRequest
 // (collector/profiles/v1development/profiles_service.proto). Only the fields
 // written are here. The tests decode the output with classes generated from
-// their own copy of those messages (tests/otlp/), so a number copied wrong
+// their own copy of those messages (testkit/otlp/), so a number copied wrong
 // here fails them.
 #ifndef STACKREC_SRC_ENCODE_OTLP_OTLP_FIELDS_H_
 #define STACKREC_SRC_ENCODE_OTLP_OTLP_FIELDS_H_

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause
 // Copyright 2026 The stackrec Authors.
 //
-// The field numbers of profile.proto (tests/pprof/profile.proto) that the pprof
+// The field numbers of profile.proto (testkit/pprof/profile.proto) that the pprof
 // encoder writes.
 #ifndef STACKREC_SRC_ENCODE_PPROF_PPROF_FIELDS_H_
 #define STACKREC_SRC_ENCODE_PPROF_PPROF_FIELDS_H_

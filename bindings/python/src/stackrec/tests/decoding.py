@@ -12,8 +12,8 @@ try:
     from opentelemetry.proto.collector.profiles.v1development import profiles_service_pb2
 except ImportError as error:
     raise ImportError(
-        f"{error}: the tests decode with classes generated from stackrec's tests/pprof and "
-        "tests/otlp protos; generate them with protoc --python_out and put that folder on "
+        f"{error}: the tests decode with classes generated from stackrec's testkit/pprof and "
+        "testkit/otlp protos; generate them with protoc --python_out and put that folder on "
         "PYTHONPATH (stackrec's bindings/python/README.md)") from error
 
 

@@ -6,7 +6,7 @@ Recorder of the sample types and labels a Python profiler records
 (cpu-time, cpu-samples, wall-time; thread id and name, local root span id,
 trace endpoints, trace links), a few intervals serialized with
 Exporter.serialize_options and sent. The receiver program runs it and
-judges every request by the backend's own rules (tests/export/backends/).
+judges every request by the backend's own rules (testkit/receiver/backends/).
 Exits 0 only if every part was sent."""
 
 import sys
