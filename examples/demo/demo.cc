@@ -7,7 +7,7 @@
 //  1. Records 100,000 samples of a synthetic Rails application
 //     (rails_workload.h: 8 Puma threads, 10 endpoints, stacks 8 to 128 frames
 //     deep) with stackrec_profile_add, and each request's endpoint with
-//     stackrec_profile_set_endpoint, checking every status.
+//     stackrec_profile_record_endpoint, checking every status.
 //  2. Serializes the profile as gzip pprof and writes it to the output path
 //     (demo.pb.gz by default); with --format otlp, as an uncompressed
 //     OpenTelemetry profiles request (demo.otlp.pb), the body a collector
@@ -161,9 +161,9 @@ Recorded Record(stackrec_profile* profile) {
   for (int64_t i = 0; i < kSamples; ++i) {
     const demo::Tick& tick = workload.Next();
     if (tick.request_started) {  // as a tracer would report the root span
-      Check(stackrec_profile_set_endpoint(profile, static_cast<uint64_t>(tick.span_id),
-                                          Str(tick.endpoint)),
-            "stackrec_profile_set_endpoint");
+      Check(stackrec_profile_record_endpoint(profile, static_cast<uint64_t>(tick.span_id),
+                                             Str(tick.endpoint)),
+            "stackrec_profile_record_endpoint");
       rec.endpoint_of_span[tick.span_id] = tick.endpoint;
       ++rec.requests;
     }

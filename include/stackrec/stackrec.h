@@ -547,7 +547,12 @@ STACKREC_API void stackrec_recorder_free(stackrec_recorder *recorder);
 /* At serialization, samples whose numeric label "local root span id" is local_root_span_id also get
  * the string label "trace endpoint" = endpoint (borrowed), unless they have one. The last call for
  * a span wins. Span 0, an empty endpoint or a NULL profile: INVALID_ARGUMENT. Not concurrently with
- * another call on the profile. */
+ * another call on the profile. Since 1.4, under the name of the recorder's call. */
+STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_record_endpoint(
+    stackrec_profile *profile, uint64_t local_root_span_id, stackrec_str endpoint);
+
+/* The older name of stackrec_profile_record_endpoint: the same call, kept for hosts built before
+ * 1.4 (no 1.x name is removed). */
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_set_endpoint(
     stackrec_profile *profile, uint64_t local_root_span_id, stackrec_str endpoint);
 
@@ -557,8 +562,8 @@ STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_set_endpoint(
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_profile_add_endpoint_count(
     stackrec_profile *profile, stackrec_str endpoint, int64_t value);
 
-/* As stackrec_profile_set_endpoint; also applied to the profile after the next flip, so a request
- * that outlives a flip keeps its label. Any thread. */
+/* As stackrec_profile_record_endpoint; also applied to the profile after the next flip, so a
+ * request that outlives a flip keeps its label. Any thread. */
 STACKREC_NODISCARD STACKREC_API stackrec_status stackrec_recorder_record_endpoint(
     stackrec_recorder *recorder, uint64_t local_root_span_id, stackrec_str endpoint);
 

@@ -10,7 +10,7 @@ namespace {
 
 // Fixed size so that reporting an error never allocates. Long messages are
 // truncated; they always name the argument first.
-thread_local char last_error[512] = "";
+thread_local char last_error[kErrorMessageBytes] = "";
 
 }  // namespace
 

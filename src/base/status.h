@@ -37,6 +37,10 @@ class [[nodiscard]] Status {
 
 inline constexpr Status OkStatus() { return Status(); }
 
+// The size of the per-thread message buffer, its terminating NUL included:
+// what a message is cut to wherever it is built.
+inline constexpr int kErrorMessageBytes = 512;
+
 // Formats the message into this thread's buffer (truncated to fit) and
 // returns a Status carrying `code`.
 Status Error(Code code, const char* format, ...) __attribute__((format(printf, 2, 3)));

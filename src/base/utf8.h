@@ -11,7 +11,8 @@ namespace stackrec {
 // surrogates, nothing above U+10FFFF). pprof's string_table is a proto3
 // `repeated string`, and proto3 parsers reject invalid UTF-8 there, so one bad
 // byte would make the whole profile unreadable. We check each string once,
-// when it is first interned.
+// when it is first interned. libstackrec_export checks its options' strings
+// with it too: JSON text and the HTTP values built from them must be UTF-8.
 bool IsValidUtf8(absl::string_view s);
 
 }  // namespace stackrec

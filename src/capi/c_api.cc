@@ -112,14 +112,21 @@ stackrec_status stackrec_profile_add_sized(stackrec_profile* profile,
   });
 }
 
-stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
-                                              uint64_t local_root_span_id, stackrec_str endpoint) {
+stackrec_status stackrec_profile_record_endpoint(stackrec_profile* profile,
+                                                 uint64_t local_root_span_id,
+                                                 stackrec_str endpoint) {
   return Guard([&]() -> Status {
     if (profile == nullptr) return NullArgument("profile");
     absl::string_view view;
     STACKREC_RETURN_IF_ERROR(stackrec::ToView(endpoint, "endpoint", &view));
     return profile->impl->SetEndpoint(local_root_span_id, view);
   });
+}
+
+// The older name, kept in 1.x: the same call.
+stackrec_status stackrec_profile_set_endpoint(stackrec_profile* profile,
+                                              uint64_t local_root_span_id, stackrec_str endpoint) {
+  return stackrec_profile_record_endpoint(profile, local_root_span_id, endpoint);
 }
 
 stackrec_status stackrec_profile_add_endpoint_count(stackrec_profile* profile,

@@ -7,13 +7,12 @@
 #define STACKREC_SRC_CAPI_C_HANDLES_H_
 
 #include <cstdint>
-#include <exception>
 #include <memory>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/guard.h"
 #include "base/status.h"
 #include "base/table_memory.h"
 #include "profile/dictionary.h"
@@ -50,19 +49,17 @@ namespace stackrec {
 
 inline stackrec_status ToC(Status s) { return static_cast<stackrec_status>(s.code()); }
 
-// Runs `body` and converts exceptions: the core reports bad input through
-// Status and throws only std::bad_alloc, but nothing may unwind into C.
+// Runs `body` in base/'s guard, which reports an exception's message into
+// this thread's error buffer: the core reports bad input through Status and
+// throws only std::bad_alloc, but nothing may unwind into C.
 template <typename F>
 stackrec_status Guard(F&& body) noexcept {
-  try {
-    return ToC(body());
-  } catch (const std::bad_alloc&) {
-    return ToC(Error(Code::kOutOfMemory, "out of memory"));
-  } catch (const std::exception& e) {
-    return ToC(Error(Code::kInternal, "internal error: %s", e.what()));
-  } catch (...) {
-    return ToC(Error(Code::kInternal, "internal error: unknown exception"));
-  }
+  return ToC(GuardedCall(
+      [](Code code, const char* message) {
+        SetLastErrorMessage(message);
+        return Status(code);
+      },
+      body));
 }
 
 // The profile's dictionary, created on first use.

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "export/backend_rules.h"
 #include "export/export_status.h"
-#include "export/json.h"
 
 namespace stackrec_export {
 namespace {
@@ -41,7 +41,7 @@ stackrec_status ReadString(stackrec_str s, const std::string& field, bool sent, 
       if (c == '\0') return Fail(STACKREC_INVALID_ARGUMENT, "%s contains a NUL", field.c_str());
     }
   }
-  if (!IsValidUtf8(v)) {
+  if (!stackrec::IsValidUtf8({v.data(), v.size()})) {
     return Fail(STACKREC_INVALID_ARGUMENT, "%s is not valid UTF-8", field.c_str());
   }
   out->assign(v);

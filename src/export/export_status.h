@@ -5,24 +5,27 @@
 // naming the argument that stackrec_last_error() then returns. The exporter
 // is a client of libstackrec's C API, not part of it, so it hands its
 // messages to the core's per-thread buffer through stackrec_last_error_set
-// rather than keeping a second buffer a host would have to know about.
+// rather than keeping a second buffer a host would have to know about: it
+// never calls base/status's Error() or SetLastErrorMessage(), which the
+// shared libstackrec_export does not compile (its link, with
+// --no-undefined, would fail if it did).
 #ifndef STACKREC_SRC_EXPORT_EXPORT_STATUS_H_
 #define STACKREC_SRC_EXPORT_EXPORT_STATUS_H_
 
 #include <cstdarg>
 #include <cstdio>
-#include <exception>
-#include <new>
 
+#include "base/guard.h"
+#include "base/status.h"
 #include "stackrec/stackrec.h"
 
 namespace stackrec_export {
 
-// Formats the message (cut to 512 bytes, as the core's buffer holds) and
-// returns `code`.
+// Formats the message (cut to what the core's buffer holds) and returns
+// `code`.
 __attribute__((format(printf, 2, 3))) inline stackrec_status Fail(stackrec_status code,
                                                                   const char* format, ...) {
-  char message[512];
+  char message[stackrec::kErrorMessageBytes];
   va_list args;
   va_start(args, format);
   std::vsnprintf(message, sizeof(message), format, args);
@@ -31,18 +34,17 @@ __attribute__((format(printf, 2, 3))) inline stackrec_status Fail(stackrec_statu
   return code;
 }
 
-// Runs an exported function's body so that no exception unwinds into C.
+// Runs an exported function's body in base/'s guard, which reports an
+// exception's message through Fail(), so that no exception unwinds into C.
+// base's codes mirror stackrec_status value for value (capi/c_api.cc
+// static_asserts it).
 template <typename F>
 stackrec_status Guard(F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Fail(STACKREC_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(STACKREC_INTERNAL, "internal error: %s", e.what());
-  } catch (...) {
-    return Fail(STACKREC_INTERNAL, "internal error: unknown exception");
-  }
+  return stackrec::GuardedCall(
+      [](stackrec::Code code, const char* message) {
+        return Fail(static_cast<stackrec_status>(code), "%s", message);
+      },
+      body);
 }
 
 }  // namespace stackrec_export

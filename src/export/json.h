@@ -14,11 +14,6 @@
 
 namespace stackrec_export {
 
-// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code
-// points past U+10FFFF): JSON text must be, and so must the HTTP values
-// built from the options.
-bool IsValidUtf8(std::string_view s);
-
 // Appends `s`, valid UTF-8, as a JSON string literal with its quotes: `"`
 // and `\` escaped, control characters as \n, \t, ... or \u00XX, and the rest
 // (non-ASCII included) as is, which RFC 8259 allows.

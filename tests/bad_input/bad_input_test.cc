@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -61,6 +62,12 @@ void ExpectAddRejected(SampleBuilder& b, const std::string& needle) {
 
 const char kBadUtf8[] = "bad\xC3(utf8";  // a lead byte without continuation
 
+// The profile's endpoint call under both its names, which refuse alike.
+using EndpointCall = stackrec_status (*)(stackrec_profile*, uint64_t, stackrec_str);
+const std::pair<const char*, EndpointCall> kEndpointCalls[] = {
+    {"stackrec_profile_record_endpoint", stackrec_profile_record_endpoint},
+    {"stackrec_profile_set_endpoint", stackrec_profile_set_endpoint}};
+
 }  // namespace
 
 TEST_CASE("NULL handles and outputs are rejected by name") {
@@ -68,8 +75,12 @@ TEST_CASE("NULL handles and outputs are rejected by name") {
   b.Frame("f").Values({1, 1, 1});
   CHECK(stackrec_profile_add(nullptr, &b.Get()) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) == "profile is NULL");
-  CHECK(stackrec_profile_set_endpoint(nullptr, 1, S("x")) == STACKREC_INVALID_ARGUMENT);
-  CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+  for (const auto& call : kEndpointCalls) {
+    INFO(call.first);
+    const EndpointCall record = call.second;
+    CHECK(record(nullptr, 1, S("x")) == STACKREC_INVALID_ARGUMENT);
+    CHECK(std::string(stackrec_last_error()) == "profile is NULL");
+  }
   CHECK(stackrec_profile_reset(nullptr) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) == "profile is NULL");
 
@@ -139,11 +150,15 @@ TEST_CASE("a NULL array or string with a non-zero length is rejected") {
     ExpectRejected([&](stackrec_profile* p) { return stackrec_profile_add(p, &s); },
                    STACKREC_INVALID_ARGUMENT, "sample.labels[0].key.ptr is NULL");
   }
-  ExpectRejected(
-      [](stackrec_profile* p) {
-        return stackrec_profile_set_endpoint(p, 3, stackrec_str{nullptr, 4});
-      },
-      STACKREC_INVALID_ARGUMENT, "endpoint.ptr is NULL");
+  for (const auto& call : kEndpointCalls) {
+    INFO(call.first);
+    const EndpointCall record = call.second;
+    ExpectRejected(
+        [&](stackrec_profile* p) {
+          return record(p, 3, stackrec_str{nullptr, 4});
+        },
+        STACKREC_INVALID_ARGUMENT, "endpoint.ptr is NULL");
+  }
 }
 
 TEST_CASE("a string of the length limit is accepted, one byte longer is rejected") {
@@ -422,9 +437,12 @@ TEST_CASE("invalid UTF-8 is rejected in every string, naming the field") {
     b.Frame("f").Values({1, 1, 1}).NumLabel("n", 1, "\xF4\x90\x80\x80");  // > U+10FFFF
     ExpectAddRejected(b, "sample.labels[0].num_unit is not valid UTF-8");
   }
-  ExpectRejected(
-      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 3, S(kBadUtf8)); },
-      STACKREC_INVALID_ARGUMENT, "endpoint is not valid UTF-8");
+  for (const auto& call : kEndpointCalls) {
+    INFO(call.first);
+    const EndpointCall record = call.second;
+    ExpectRejected([&](stackrec_profile* p) { return record(p, 3, S(kBadUtf8)); },
+                   STACKREC_INVALID_ARGUMENT, "endpoint is not valid UTF-8");
+  }
   // Valid multi-byte text is accepted and round trips.
   auto p = NewProfile();
   SampleBuilder ok;
@@ -436,11 +454,14 @@ TEST_CASE("invalid UTF-8 is rejected in every string, naming the field") {
 }
 
 TEST_CASE("bad endpoints are rejected: span id 0 and the empty endpoint") {
-  ExpectRejected(
-      [](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 0, S("GET /")); },
-      STACKREC_INVALID_ARGUMENT, "local_root_span_id is 0");
-  ExpectRejected([](stackrec_profile* p) { return stackrec_profile_set_endpoint(p, 11, S("")); },
-                 STACKREC_INVALID_ARGUMENT, "endpoint is empty");
+  for (const auto& call : kEndpointCalls) {
+    INFO(call.first);
+    const EndpointCall record = call.second;
+    ExpectRejected([&](stackrec_profile* p) { return record(p, 0, S("GET /")); },
+                   STACKREC_INVALID_ARGUMENT, "local_root_span_id is 0");
+    ExpectRejected([&](stackrec_profile* p) { return record(p, 11, S("")); },
+                   STACKREC_INVALID_ARGUMENT, "endpoint is empty");
+  }
 }
 
 TEST_CASE("bad profile options are rejected by field") {

@@ -425,6 +425,10 @@ std::map<std::string, Driver> Drivers() {
     a->endpoint = S("GET /users");
     a->roots["endpoint"] = &a->endpoint;
   };
+  d["stackrec_profile_record_endpoint"] = {On::kProfile, endpoint, [](Target& t, Args& a) {
+                                             return stackrec_profile_record_endpoint(
+                                                 t.profile.get(), 12, a.endpoint);
+                                           }};
   d["stackrec_profile_set_endpoint"] = {On::kProfile, endpoint, [](Target& t, Args& a) {
                                           return stackrec_profile_set_endpoint(t.profile.get(), 12,
                                                                                a.endpoint);

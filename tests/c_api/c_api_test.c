@@ -91,8 +91,8 @@ int stackrec_c_api_exercise(int compression, unsigned char **bytes, size_t *size
     fprintf(stderr, "a bad sample was not rejected\n");
     goto done;
   }
-  if ((st = stackrec_profile_set_endpoint(profile, 77, endpoint)) != STACKREC_OK) {
-    fail("stackrec_profile_set_endpoint", st);
+  if ((st = stackrec_profile_record_endpoint(profile, 77, endpoint)) != STACKREC_OK) {
+    fail("stackrec_profile_record_endpoint", st);
     goto done;
   }
   if ((st = stackrec_profile_add_endpoint_count(profile, endpoint, 3)) != STACKREC_OK) {

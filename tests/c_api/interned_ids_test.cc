@@ -20,6 +20,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,59 @@
 #include "support/test_support.h"
 
 using namespace stackrec_test;
+
+namespace {
+
+// An id sample of `values` ({1, 1, 1} unless given) on a stack id, or on
+// location ids; the rest of the C struct is zero until a test sets it. Not
+// copyable: the struct points into it.
+struct IdSample : stackrec_id_sample {
+  explicit IdSample(uint32_t stack, std::vector<int64_t> v = {1, 1, 1})
+      : stackrec_id_sample{}, owned_values(std::move(v)) {
+    stack_id = stack;
+    values = owned_values.data();
+    values_len = owned_values.size();
+  }
+  explicit IdSample(std::vector<uint32_t> locations, std::vector<int64_t> v = {1, 1, 1})
+      : stackrec_id_sample{}, owned_values(std::move(v)), owned_location_ids(std::move(locations)) {
+    location_ids = owned_location_ids.data();
+    location_ids_len = owned_location_ids.size();
+    values = owned_values.data();
+    values_len = owned_values.size();
+  }
+  IdSample(const IdSample&) = delete;
+  IdSample& operator=(const IdSample&) = delete;
+
+  std::vector<int64_t> owned_values;
+  std::vector<uint32_t> owned_location_ids;
+};
+
+// A stack of one frame, function `name` at line 1 without a mapping.
+uint32_t OneFrameStack(Target& t, const char* name) {
+  return Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn(name)), 0, 1))});
+}
+
+// A handle recording by id beside a reference of the same kind recording
+// the same samples with strings, for the checks that the two come out
+// alike. `ids` are the program's in `t`, interned at construction.
+struct ByIdAndStrings {
+  ByIdAndStrings(Kind kind, const Program& program,
+                 const stackrec_profile_options& opts = Options().opts)
+      : prog(program), t(kind, opts), ref(kind, opts), ids(InternAll(t, prog)) {}
+  // Records `s` into `t` by `via`, with `ids` or the ids `with` of a later
+  // generation, and into `ref` with strings.
+  void Record(const SampleSpec& s, Via via) { Record(ids, s, via); }
+  void Record(const Ids& with, const SampleSpec& s, Via via) {
+    stackrec_test::Record(t, prog, with, s, via);
+    stackrec_test::Record(ref, prog, with, s, Via::kStrings);
+  }
+
+  const Program& prog;
+  Target t, ref;
+  Ids ids;
+};
+
+}  // namespace
 
 // ---- Equivalence with the string path -------------------------------------------
 
@@ -97,10 +151,7 @@ TEST_CASE("labels, endpoints and timestamps of id samples are written as add wri
   const stackrec_label labels[] = {NumLabel("thread id", 7), StrLabel("thread name", "main"),
                                    NumLabel("local root span id", 11),
                                    NumLabel("bytes", 64, "bytes")};
-  stackrec_id_sample s{};
-  s.stack_id = stack;
-  s.values = values;
-  s.values_len = 3;
+  IdSample s(stack, {1, 2, 3});
   s.labels = labels;
   s.labels_len = 4;
   AddIds(t, s);
@@ -162,29 +213,26 @@ TEST_CASE("labels, endpoints and timestamps of id samples are written as add wri
 TEST_CASE("samples by label-set id come out as the same samples with their labels") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
-  const Program& prog = FullProgram();
-  Target t(kind), strings(kind);
-  const Ids ids = InternAll(t, prog);
-  for (Target* target : {&t, &strings}) {
+  ByIdAndStrings p(kind, FullProgram());
+  for (Target* target : {&p.t, &p.ref}) {
     REQUIRE(target->SetEndpoint(11, S("GET /users")) == STACKREC_OK);
   }
   // Each sample by stack id and by location ids, its labels by id; the
   // same twice with strings.
   for (const SampleSpec& spec : FullSamples()) {
-    const uint32_t labels_id = Intern(t, spec.labels);
-    Record(t, prog, ids, spec, Via::kStackId, labels_id);
-    Record(t, prog, ids, spec, Via::kLocationIds, labels_id);
-    Record(strings, prog, ids, spec, Via::kStrings);
-    Record(strings, prog, ids, spec, Via::kStrings);
+    const uint32_t labels_id = Intern(p.t, spec.labels);
+    Record(p.t, p.prog, p.ids, spec, Via::kStackId, labels_id);
+    Record(p.t, p.prog, p.ids, spec, Via::kLocationIds, labels_id);
+    Record(p.ref, p.prog, p.ids, spec, Via::kStrings);
+    Record(p.ref, p.prog, p.ids, spec, Via::kStrings);
   }
   // Labels by id and the same labels as strings make one key.
   const std::vector<stackrec_label> thread = {NumLabel("thread id", 7),
                                               StrLabel("thread name", "main")};
-  Record(t, prog, ids, {0, {100, 100, 100}, thread}, Via::kStrings);
-  Record(strings, prog, ids, {0, {100, 100, 100}, thread}, Via::kStrings);
+  p.Record({0, {100, 100, 100}, thread}, Via::kStrings);
 
-  const Profile out = t.Take();
-  CHECK(Canonical(out) == Canonical(strings.Take()));
+  const Profile out = p.t.Take();
+  CHECK(Canonical(out) == Canonical(p.ref.Take()));
   int found = 0;
   for (const auto& sample : out.sample()) {
     if (sample.location_id_size() != 2 ||
@@ -218,13 +266,7 @@ TEST_CASE("intern_labels gives equal label sets one id, and the same labels in a
   CHECK(id_ba == 2);
   CHECK(id_none == 3);
 
-  const uint32_t stack =
-      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.stack_id = stack;
-  s.values = values;
-  s.values_len = 3;
+  IdSample s(OneFrameStack(t, "f"));
   std::vector<Strings> labels;
   for (uint32_t labels_id : {id_ab, id_ba, id_none}) {
     s.labels_id = labels_id;
@@ -258,11 +300,7 @@ TEST_CASE("a label-set id lives across serializations and flips until forget_ids
   Record(t, prog, ids, {1, {9, 9, 9}, {}}, Via::kStackId, labels_id);
   Forget(t);
   const Ids again = InternAll(t, prog);
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.stack_id = again.stacks[1];
-  s.values = values;
-  s.values_len = 3;
+  IdSample s(again.stacks[1]);
   s.labels_id = labels_id;
   CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) ==
@@ -283,14 +321,8 @@ TEST_CASE("at the memory cap, id samples needing a new stack or label set go to 
   Options o;
   o.opts.max_memory_bytes = 64 * 1024;
   Target t(kind, o.opts);
-  const uint32_t stack =
-      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("kept")), 0, 1))});
+  IdSample s(OneFrameStack(t, "kept"));
   const uint32_t kept_labels = Intern(t, {NumLabel("thread id", 1)});
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.stack_id = stack;
-  s.values = values;
-  s.values_len = 3;
   s.labels_id = kept_labels;
   AddIds(t, s);
   // Fill the profile with keys of new label sets (by id) until it is full.
@@ -371,11 +403,7 @@ TEST_CASE("intern_stack cuts a stack deeper than max_frames and its samples coun
   const uint32_t stack = Intern(t, deep);
   const std::vector<uint32_t> shallow_ids(deep.begin(), deep.begin() + 3);
   const uint32_t shallow = Intern(t, shallow_ids);
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.values = values;
-  s.values_len = 3;
-  s.stack_id = stack;
+  IdSample s(stack);
   AddIds(t, s);
   AddIds(t, s);
   s.stack_id = 0;
@@ -422,17 +450,14 @@ TEST_CASE("an inline run cut by max_frames at intern_stack keeps its leaf side a
   INFO(KindName(kind));
   Options o;
   o.opts.max_frames = 2;
-  Target t(kind, o.opts), strings(kind, o.opts);
-  const Program& prog = FullProgram();
-  const Ids ids = InternAll(t, prog);
-  Record(t, prog, ids, {0, {1, 1, 1}, {}}, Via::kStackId);
-  Record(strings, prog, ids, {0, {1, 1, 1}, {}}, Via::kStrings);
-  const Profile out = t.Take();
+  ByIdAndStrings p(kind, FullProgram(), o.opts);
+  p.Record({0, {1, 1, 1}, {}}, Via::kStackId);
+  const Profile out = p.t.Take();
   REQUIRE(out.sample_size() == 1);
   CHECK(Levels(out, out.sample(0)) ==
         std::vector<Strings>{{"std::vector::push_back:88", "Buffer::Append:120"},
                              {"[2 frames truncated]:0"}});
-  CHECK(Canonical(out) == Canonical(strings.Take()));
+  CHECK(Canonical(out) == Canonical(p.ref.Take()));
 }
 
 // ---- Ids: equality and lifetime -----------------------------------------------------
@@ -489,52 +514,43 @@ TEST_CASE("equal content interns to equal ids, different content to different id
 }
 
 TEST_CASE("a profile's ids stay valid across serializations and resets") {
-  const Program& prog = FullProgram();
   const std::vector<SampleSpec> samples = FullSamples();
-  Target t(Kind::kProfile), ref(Kind::kProfile);
-  const Ids ids = InternAll(t, prog);
+  ByIdAndStrings p(Kind::kProfile, FullProgram());
   // Serialized three times without a reset: the content accumulates.
   for (int round = 0; round < 3; ++round) {
     for (size_t i = 0; i < samples.size(); ++i) {
-      Record(t, prog, ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
-      Record(ref, prog, ids, samples[i], Via::kStrings);
+      p.Record(samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
     }
     INFO("round " << round);
-    const Profile out = Decode(Serialize(t.profile()));
+    const Profile out = Decode(Serialize(p.t.profile()));
     CheckInvariants(out);
-    CHECK(Canonical(out) == Canonical(Decode(Serialize(ref.profile()))));
+    CHECK(Canonical(out) == Canonical(Decode(Serialize(p.ref.profile()))));
   }
   // After a reset the same ids still work.
-  REQUIRE(stackrec_profile_reset(t.profile()) == STACKREC_OK);
-  REQUIRE(stackrec_profile_reset(ref.profile()) == STACKREC_OK);
-  for (const SampleSpec& s : samples) {
-    Record(t, prog, ids, s, Via::kStackId);
-    Record(ref, prog, ids, s, Via::kStrings);
-  }
-  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  REQUIRE(stackrec_profile_reset(p.t.profile()) == STACKREC_OK);
+  REQUIRE(stackrec_profile_reset(p.ref.profile()) == STACKREC_OK);
+  for (const SampleSpec& s : samples) p.Record(s, Via::kStackId);
+  CHECK(Canonical(p.t.Take()) == Canonical(p.ref.Take()));
   // And interning the same content again gives the same ids.
-  CHECK(InternAll(t, prog) == ids);
+  CHECK(InternAll(p.t, p.prog) == p.ids);
 }
 
 TEST_CASE("a recorder's ids work in both slots across flips") {
-  const Program& prog = FullProgram();
   const std::vector<SampleSpec> samples = FullSamples();
-  Target t(Kind::kRecorder), ref(Kind::kRecorder);
-  const Ids ids = InternAll(t, prog);
+  ByIdAndStrings p(Kind::kRecorder, FullProgram());
   for (int flip = 0; flip < 4; ++flip) {
     // A different part of the samples each time, so a profile holding the
     // previous slot's samples would show.
     for (size_t i = static_cast<size_t>(flip) % 2; i < samples.size(); i += 2) {
-      Record(t, prog, ids, samples[i],
-             (i + static_cast<size_t>(flip)) % 2 == 0 ? Via::kStackId : Via::kLocationIds);
-      Record(ref, prog, ids, samples[i], Via::kStrings);
+      p.Record(samples[i],
+               (i + static_cast<size_t>(flip)) % 2 == 0 ? Via::kStackId : Via::kLocationIds);
     }
     INFO("serialization " << flip + 1);
-    CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
-    CHECK(InternAll(t, prog) == ids);
+    CHECK(Canonical(p.t.Take()) == Canonical(p.ref.Take()));
+    CHECK(InternAll(p.t, p.prog) == p.ids);
   }
   stackrec_stats stats{};
-  REQUIRE(stackrec_recorder_stats(t.recorder(), &stats) == STACKREC_OK);
+  REQUIRE(stackrec_recorder_stats(p.t.recorder(), &stats) == STACKREC_OK);
   CHECK(stats.samples_recorded == 2 * samples.size());
   CHECK(stats.records_rejected == 0);
 }
@@ -591,20 +607,17 @@ int ChildRecordsByIds(Target& t, const Program& prog, const Ids& ids,
 }  // namespace
 
 TEST_CASE("a recorder's ids stay valid after reset_after_fork in the child") {
-  const Program& prog = FullProgram();
   const std::vector<SampleSpec> samples = FullSamples();
-  Target t(Kind::kRecorder), ref(Kind::kRecorder);
-  const Ids ids = InternAll(t, prog);
+  ByIdAndStrings p(Kind::kRecorder, FullProgram());
   for (const SampleSpec& s : samples) {
-    Record(t, prog, ids, s, Via::kStackId);  // the parent's samples, left unserialized
-    Record(ref, prog, ids, s, Via::kStrings);
+    p.Record(s, Via::kStackId);  // the parent's samples, left unserialized
   }
-  const Strings expected = Canonical(ref.Take());
+  const Strings expected = Canonical(p.ref.Take());
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
     alarm(60);
-    _exit(ChildRecordsByIds(t, prog, ids, samples, expected));
+    _exit(ChildRecordsByIds(p.t, p.prog, p.ids, samples, expected));
   }
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
@@ -612,7 +625,7 @@ TEST_CASE("a recorder's ids stay valid after reset_after_fork in the child") {
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   // The parent is unaffected.
-  CHECK(Canonical(t.Take()) == expected);
+  CHECK(Canonical(p.t.Take()) == expected);
 }
 
 // ---- forget_ids ---------------------------------------------------------------------
@@ -620,23 +633,18 @@ TEST_CASE("a recorder's ids stay valid after reset_after_fork in the child") {
 TEST_CASE("forget_ids makes old ids stale, keeps what was recorded, and new ids work") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
-  const Program& prog = FullProgram();
   const std::vector<SampleSpec> samples = FullSamples();
-  Target t(kind), ref(kind);
-  const Ids old_ids = InternAll(t, prog);
+  ByIdAndStrings p(kind, FullProgram());
+  Target& t = p.t;
+  const Ids old_ids = p.ids;
   for (size_t i = 0; i < samples.size(); ++i) {
-    Record(t, prog, old_ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
-    Record(ref, prog, old_ids, samples[i], Via::kStrings);
+    p.Record(samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
   }
   Forget(t);
 
   // Old ids are refused as stale, naming the field and the id.
   const std::string stale = " is stale (interned before forget_ids)";
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.values = values;
-  s.values_len = 3;
-  s.stack_id = old_ids.stacks[0];
+  IdSample s(old_ids.stacks[0]);
   CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
   CHECK(std::string(stackrec_last_error()) ==
         "sample.stack_id " + std::to_string(old_ids.stacks[0]) + stale);
@@ -648,41 +656,34 @@ TEST_CASE("forget_ids makes old ids stale, keeps what was recorded, and new ids 
 
   // What was recorded before the forget comes out right, and samples of the
   // same keys recorded with the new ids aggregate with it.
-  const Ids new_ids = InternAll(t, prog);
+  const Ids new_ids = InternAll(t, p.prog);
   for (size_t k = 0; k < new_ids.stacks.size(); ++k) CHECK(new_ids.stacks[k] != old_ids.stacks[k]);
   for (size_t k = 0; k < new_ids.locations.size(); ++k) {
     CHECK(new_ids.locations[k] != old_ids.locations[k]);
   }
   for (size_t i = 0; i < samples.size(); ++i) {
-    Record(t, prog, new_ids, samples[i], i % 2 == 0 ? Via::kLocationIds : Via::kStackId);
-    Record(ref, prog, new_ids, samples[i], Via::kStrings);
+    p.Record(new_ids, samples[i], i % 2 == 0 ? Via::kLocationIds : Via::kStackId);
   }
-  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  CHECK(Canonical(t.Take()) == Canonical(p.ref.Take()));
   // The next profile (a recorder's other slot) works with the new ids only.
-  for (const SampleSpec& sample : samples) {
-    Record(t, prog, new_ids, sample, Via::kStackId);
-    Record(ref, prog, new_ids, sample, Via::kStrings);
-  }
+  for (const SampleSpec& sample : samples) p.Record(new_ids, sample, Via::kStackId);
   CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
-  CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+  CHECK(Canonical(t.Take()) == Canonical(p.ref.Take()));
 }
 
 TEST_CASE("forget_ids between a recorder's flips: each profile holds its own samples") {
-  const Program& prog = FullProgram();
   const std::vector<SampleSpec> samples = FullSamples();
-  Target t(Kind::kRecorder), ref(Kind::kRecorder);
-  Ids ids = InternAll(t, prog);
+  ByIdAndStrings p(Kind::kRecorder, FullProgram());
   for (int flip = 0; flip < 4; ++flip) {
     for (size_t i = 0; i < samples.size(); ++i) {
-      Record(t, prog, ids, samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
-      Record(ref, prog, ids, samples[i], Via::kStrings);
+      p.Record(samples[i], i % 2 == 0 ? Via::kStackId : Via::kLocationIds);
       if (i == samples.size() / 2) {  // forget in the middle of a profile
-        Forget(t);
-        ids = InternAll(t, prog);
+        Forget(p.t);
+        p.ids = InternAll(p.t, p.prog);
       }
     }
     INFO("serialization " << flip + 1);
-    CHECK(Canonical(t.Take()) == Canonical(ref.Take()));
+    CHECK(Canonical(p.t.Take()) == Canonical(p.ref.Take()));
   }
 }
 
@@ -713,13 +714,9 @@ TEST_CASE("a stack id that intern_stack never gave is refused, also in a fresh d
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   Target t(kind);
-  const int64_t values[] = {1, 1, 1};
   for (uint32_t stack_id : {1u, 2u}) {
     INFO("stack_id " << stack_id);
-    stackrec_id_sample s{};
-    s.stack_id = stack_id;
-    s.values = values;
-    s.values_len = 3;
+    IdSample s(stack_id);
     CHECK(t.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) ==
           "sample.stack_id " + std::to_string(stack_id) + " is not an interned id");
@@ -731,13 +728,8 @@ TEST_CASE("an id stays stale through the next 255 forget_ids") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   Target t(kind);
-  const uint32_t f = Intern(t, Fn("f"));
-  const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, f, 0, 1))});
-  const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample s{};
-  s.values = values;
-  s.values_len = 3;
-  s.stack_id = stack;
+  const uint32_t stack = OneFrameStack(t, "f");
+  IdSample s(stack);
   AddIds(t, s);
   for (int i = 0; i < 255; ++i) {
     Forget(t);
@@ -818,26 +810,52 @@ void ExpectRefused(Kind kind, const Call& call, const std::string& message) {
   ExpectRefused(kind, false, call, [message](const Ids&) { return message; });
 }
 
-// An id sample of stack 0 of the small program, values {1, 1, 1}.
-// Not copyable: `s` points into it.
-struct IdSample {
-  int64_t values[3] = {1, 1, 1};
-  std::vector<uint32_t> location_ids;
-  stackrec_id_sample s{};
-  explicit IdSample(uint32_t stack_id) {
-    s.stack_id = stack_id;
-    s.values = values;
-    s.values_len = 3;
-  }
-  IdSample(const IdSample&) = delete;
-  IdSample& operator=(const IdSample&) = delete;
-  explicit IdSample(std::vector<uint32_t> ids) : location_ids(std::move(ids)) {
-    s.location_ids = location_ids.data();
-    s.location_ids_len = location_ids.size();
-    s.values = values;
-    s.values_len = 3;
-  }
-};
+// ExpectRefused's calls of one intern call, the id it gives thrown away:
+// of a mapping or a function as given (copied; NULL passes NULL) or a label
+// set, or of a location or a stack made from the ids interned before.
+Call InternsMapping(const stackrec_mapping* m) {
+  const std::optional<stackrec_mapping> copy =
+      m ? std::optional<stackrec_mapping>(*m) : std::nullopt;
+  return [copy](Target& t, const Ids&) {
+    uint32_t id = 0;
+    return t.InternMapping(copy ? &*copy : nullptr, &id);
+  };
+}
+Call InternsFunction(const stackrec_function* f) {
+  const std::optional<stackrec_function> copy =
+      f ? std::optional<stackrec_function>(*f) : std::nullopt;
+  return [copy](Target& t, const Ids&) {
+    uint32_t id = 0;
+    return t.InternFunction(copy ? &*copy : nullptr, &id);
+  };
+}
+Call InternsLabels(const std::vector<stackrec_label>& labels) {
+  return [labels](Target& t, const Ids&) {
+    uint32_t id = 0;
+    return t.InternLabels(labels.data(), labels.size(), &id);
+  };
+}
+Call InternsLocation(std::function<stackrec_interned_location(const Ids&)> make) {
+  return [make](Target& t, const Ids& ids) {
+    const stackrec_interned_location l = make(ids);
+    uint32_t id = 0;
+    return t.InternLocation(&l, &id);
+  };
+}
+Call InternsStack(std::function<std::vector<uint32_t>(const Ids&)> make) {
+  return [make](Target& t, const Ids& ids) {
+    const std::vector<uint32_t> locations = make(ids);
+    uint32_t id = 0;
+    return t.InternStack(locations.data(), locations.size(), &id);
+  };
+}
+
+// The ids of the small program's locations `frames`, by index.
+std::vector<uint32_t> LocationIdsOf(const Ids& ids, const std::vector<int>& frames) {
+  std::vector<uint32_t> out;
+  for (int f : frames) out.push_back(ids.locations[static_cast<size_t>(f)]);
+  return out;
+}
 
 const char kBadUtf8[] = "bad\xC3(utf8";
 
@@ -863,7 +881,7 @@ TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by na
     CHECK(std::string(stackrec_last_error()) == handle);
     CHECK(null.InternStack(loc_ids, 1, &id) == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) == handle);
-    CHECK(null.AddIds(&s.s) == STACKREC_INVALID_ARGUMENT);
+    CHECK(null.AddIds(&s) == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) == handle);
     const stackrec_label label = NumLabel("a", 1);
     CHECK(null.InternLabels(&label, 1, &id) == STACKREC_INVALID_ARGUMENT);
@@ -871,24 +889,8 @@ TEST_CASE("NULL handles, arguments and outputs of the id calls are refused by na
     CHECK(null.Forget() == STACKREC_INVALID_ARGUMENT);
     CHECK(std::string(stackrec_last_error()) == handle);
   }
-  SECTION("mapping is NULL") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          uint32_t id = 0;
-          return t.InternMapping(nullptr, &id);
-        },
-        "mapping is NULL");
-  }
-  SECTION("function is NULL") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          uint32_t id = 0;
-          return t.InternFunction(nullptr, &id);
-        },
-        "function is NULL");
-  }
+  SECTION("mapping is NULL") { ExpectRefused(kind, InternsMapping(nullptr), "mapping is NULL"); }
+  SECTION("function is NULL") { ExpectRefused(kind, InternsFunction(nullptr), "function is NULL"); }
   SECTION("location is NULL") {
     ExpectRefused(
         kind,
@@ -951,8 +953,8 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
         kind,
         [](Target& t, const Ids&) {
           IdSample s(0);
-          s.s.location_ids_len = 2;
-          return t.AddIds(&s.s);
+          s.location_ids_len = 2;
+          return t.AddIds(&s);
         },
         "sample.location_ids is NULL but sample.location_ids_len is 2");
   }
@@ -966,15 +968,9 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
         "labels is NULL but labels_len is 2");
   }
   SECTION("labels[1].str") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          stackrec_label labels[] = {NumLabel("a", 1), StrLabel("b", "x")};
-          labels[1].str = stackrec_str{nullptr, 3};
-          uint32_t id = 0;
-          return t.InternLabels(labels, 2, &id);
-        },
-        "labels[1].str.ptr is NULL but its len is 3");
+    std::vector<stackrec_label> labels = {NumLabel("a", 1), StrLabel("b", "x")};
+    labels[1].str = stackrec_str{nullptr, 3};
+    ExpectRefused(kind, InternsLabels(labels), "labels[1].str.ptr is NULL but its len is 3");
   }
   const std::pair<const char*, stackrec_str stackrec_function::*> function_fields[] = {
       {"name", &stackrec_function::name},
@@ -982,30 +978,20 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
       {"filename", &stackrec_function::filename}};
   for (const auto& field : function_fields) {
     DYNAMIC_SECTION("function." << field.first) {
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids&) {
-            stackrec_function f = Fn("f", "f.rb", 1, "sys");
-            f.*(field.second) = stackrec_str{nullptr, 3};
-            uint32_t id = 0;
-            return t.InternFunction(&f, &id);
-          },
-          "function." + std::string(field.first) + ".ptr is NULL but its len is 3");
+      stackrec_function f = Fn("f", "f.rb", 1, "sys");
+      f.*(field.second) = stackrec_str{nullptr, 3};
+      ExpectRefused(kind, InternsFunction(&f),
+                    "function." + std::string(field.first) + ".ptr is NULL but its len is 3");
     }
   }
   const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
       {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
   for (const auto& field : mapping_fields) {
     DYNAMIC_SECTION("mapping." << field.first) {
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids&) {
-            stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
-            m.*(field.second) = stackrec_str{nullptr, 3};
-            uint32_t id = 0;
-            return t.InternMapping(&m, &id);
-          },
-          "mapping." + std::string(field.first) + ".ptr is NULL but its len is 3");
+      stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+      m.*(field.second) = stackrec_str{nullptr, 3};
+      ExpectRefused(kind, InternsMapping(&m),
+                    "mapping." + std::string(field.first) + ".ptr is NULL but its len is 3");
     }
   }
 }
@@ -1013,45 +999,23 @@ TEST_CASE("a NULL array or string with a non-zero length is refused by name") {
 TEST_CASE("an empty mapping or function is refused: id 0 means none") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
+  const std::string no_mapping = "mapping is empty: use mapping_id 0 for no mapping";
+  const std::string no_function = "function is empty: use function_id 0 for no function";
   SECTION("mapping all zero") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          const stackrec_mapping m{};
-          uint32_t id = 0;
-          return t.InternMapping(&m, &id);
-        },
-        "mapping is empty: use mapping_id 0 for no mapping");
+    const stackrec_mapping m{};
+    ExpectRefused(kind, InternsMapping(&m), no_mapping);
   }
   SECTION("mapping of empty, non-NULL strings") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          const stackrec_mapping m = Mapping(0, 0, 0, "", "");
-          uint32_t id = 0;
-          return t.InternMapping(&m, &id);
-        },
-        "mapping is empty: use mapping_id 0 for no mapping");
+    const stackrec_mapping m = Mapping(0, 0, 0, "", "");
+    ExpectRefused(kind, InternsMapping(&m), no_mapping);
   }
   SECTION("function all zero") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          const stackrec_function f{};
-          uint32_t id = 0;
-          return t.InternFunction(&f, &id);
-        },
-        "function is empty: use function_id 0 for no function");
+    const stackrec_function f{};
+    ExpectRefused(kind, InternsFunction(&f), no_function);
   }
   SECTION("function of empty, non-NULL strings") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids&) {
-          const stackrec_function f = Fn("", "", 0, "");
-          uint32_t id = 0;
-          return t.InternFunction(&f, &id);
-        },
-        "function is empty: use function_id 0 for no function");
+    const stackrec_function f = Fn("", "", 0, "");
+    ExpectRefused(kind, InternsFunction(&f), no_function);
   }
 }
 
@@ -1064,30 +1028,20 @@ TEST_CASE("invalid UTF-8 in an interned mapping or function is refused, naming t
       {"filename", &stackrec_function::filename}};
   for (const auto& field : function_fields) {
     DYNAMIC_SECTION("function." << field.first) {
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids&) {
-            stackrec_function f = Fn("f", "f.rb", 1, "sys");
-            f.*(field.second) = S(kBadUtf8);
-            uint32_t id = 0;
-            return t.InternFunction(&f, &id);
-          },
-          "function." + std::string(field.first) + " is not valid UTF-8");
+      stackrec_function f = Fn("f", "f.rb", 1, "sys");
+      f.*(field.second) = S(kBadUtf8);
+      ExpectRefused(kind, InternsFunction(&f),
+                    "function." + std::string(field.first) + " is not valid UTF-8");
     }
   }
   const std::pair<const char*, stackrec_str stackrec_mapping::*> mapping_fields[] = {
       {"filename", &stackrec_mapping::filename}, {"build_id", &stackrec_mapping::build_id}};
   for (const auto& field : mapping_fields) {
     DYNAMIC_SECTION("mapping." << field.first) {
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids&) {
-            stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
-            m.*(field.second) = S("\xED\xA0\x80");  // a UTF-16 surrogate
-            uint32_t id = 0;
-            return t.InternMapping(&m, &id);
-          },
-          "mapping." + std::string(field.first) + " is not valid UTF-8");
+      stackrec_mapping m = Mapping(1, 2, 0, "m", "b");
+      m.*(field.second) = S("\xED\xA0\x80");  // a UTF-16 surrogate
+      ExpectRefused(kind, InternsMapping(&m),
+                    "mapping." + std::string(field.first) + " is not valid UTF-8");
     }
   }
 }
@@ -1098,50 +1052,32 @@ TEST_CASE("ids that were never interned are refused, naming the field and the id
   // The small program has 2 mappings, 3 functions, 6 locations, 3 stacks.
   SECTION("location.mapping_id") {
     ExpectRefused(
-        kind,
-        [](Target& t, const Ids& ids) {
-          const stackrec_interned_location l = Loc(12, ids.functions[0], 0x10, 1);
-          uint32_t id = 0;
-          return t.InternLocation(&l, &id);
-        },
+        kind, InternsLocation([](const Ids& ids) { return Loc(12, ids.functions[0], 0x10, 1); }),
         "location.mapping_id 12 is not an interned id");
   }
   SECTION("location.function_id") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids& ids) {
-          const stackrec_interned_location l = Loc(ids.mappings[0], 12, 0x10, 1);
-          uint32_t id = 0;
-          return t.InternLocation(&l, &id);
-        },
-        "location.function_id 12 is not an interned id");
+    ExpectRefused(kind,
+                  InternsLocation([](const Ids& ids) { return Loc(ids.mappings[0], 12, 0x10, 1); }),
+                  "location.function_id 12 is not an interned id");
   }
   SECTION("location_ids[1]") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids& ids) {
-          const uint32_t locs[] = {ids.locations[0], 77, ids.locations[1]};
-          uint32_t id = 0;
-          return t.InternStack(locs, 3, &id);
-        },
-        "location_ids[1] 77 is not an interned id");
+    ExpectRefused(kind, InternsStack([](const Ids& ids) {
+                    return std::vector<uint32_t>{ids.locations[0], 77, ids.locations[1]};
+                  }),
+                  "location_ids[1] 77 is not an interned id");
   }
   SECTION("location_ids[0] is 0") {
-    ExpectRefused(
-        kind,
-        [](Target& t, const Ids& ids) {
-          const uint32_t locs[] = {0, ids.locations[1]};
-          uint32_t id = 0;
-          return t.InternStack(locs, 2, &id);
-        },
-        "location_ids[0] 0 is not an interned id");
+    ExpectRefused(kind, InternsStack([](const Ids& ids) {
+                    return std::vector<uint32_t>{0, ids.locations[1]};
+                  }),
+                  "location_ids[0] 0 is not an interned id");
   }
   SECTION("sample.stack_id") {
     ExpectRefused(
         kind,
         [](Target& t, const Ids&) {
           IdSample s(5);
-          return t.AddIds(&s.s);
+          return t.AddIds(&s);
         },
         "sample.stack_id 5 is not an interned id");
   }
@@ -1150,7 +1086,7 @@ TEST_CASE("ids that were never interned are refused, naming the field and the id
         kind,
         [](Target& t, const Ids& ids) {
           IdSample s(std::vector<uint32_t>{ids.locations[0], ids.locations[1], 9});
-          return t.AddIds(&s.s);
+          return t.AddIds(&s);
         },
         "sample.location_ids[2] 9 is not an interned id");
   }
@@ -1159,8 +1095,8 @@ TEST_CASE("ids that were never interned are refused, naming the field and the id
         kind,
         [](Target& t, const Ids& ids) {
           IdSample s(ids.stacks[0]);
-          s.s.labels_id = 77;
-          return t.AddIds(&s.s);
+          s.labels_id = 77;
+          return t.AddIds(&s);
         },
         "sample.labels_id 77 is not an interned id");
   }
@@ -1171,47 +1107,33 @@ TEST_CASE("ids from before forget_ids are refused as stale, naming the field and
   INFO(KindName(kind));
   const std::string stale = " is stale (interned before forget_ids)";
   SECTION("location.mapping_id") {
-    ExpectRefused(
-        kind, true,
-        [](Target& t, const Ids& ids) {
-          const stackrec_interned_location l = Loc(ids.mappings[1], 0, 0x10, 1);
-          uint32_t id = 0;
-          return t.InternLocation(&l, &id);
-        },
-        [&](const Ids& ids) {
-          return "location.mapping_id " + std::to_string(ids.mappings[1]) + stale;
-        });
+    ExpectRefused(kind, true,
+                  InternsLocation([](const Ids& ids) { return Loc(ids.mappings[1], 0, 0x10, 1); }),
+                  [&](const Ids& ids) {
+                    return "location.mapping_id " + std::to_string(ids.mappings[1]) + stale;
+                  });
   }
   SECTION("location.function_id") {
-    ExpectRefused(
-        kind, true,
-        [](Target& t, const Ids& ids) {
-          const stackrec_interned_location l = Loc(0, ids.functions[2], 0, 1);
-          uint32_t id = 0;
-          return t.InternLocation(&l, &id);
-        },
-        [&](const Ids& ids) {
-          return "location.function_id " + std::to_string(ids.functions[2]) + stale;
-        });
+    ExpectRefused(kind, true,
+                  InternsLocation([](const Ids& ids) { return Loc(0, ids.functions[2], 0, 1); }),
+                  [&](const Ids& ids) {
+                    return "location.function_id " + std::to_string(ids.functions[2]) + stale;
+                  });
   }
   SECTION("location_ids[0]") {
-    ExpectRefused(
-        kind, true,
-        [](Target& t, const Ids& ids) {
-          const uint32_t locs[] = {ids.locations[2]};
-          uint32_t id = 0;
-          return t.InternStack(locs, 1, &id);
-        },
-        [&](const Ids& ids) {
-          return "location_ids[0] " + std::to_string(ids.locations[2]) + stale;
-        });
+    ExpectRefused(kind, true, InternsStack([](const Ids& ids) {
+                    return std::vector<uint32_t>{ids.locations[2]};
+                  }),
+                  [&](const Ids& ids) {
+                    return "location_ids[0] " + std::to_string(ids.locations[2]) + stale;
+                  });
   }
   SECTION("sample.stack_id") {
     ExpectRefused(
         kind, true,
         [](Target& t, const Ids& ids) {
           IdSample s(ids.stacks[1]);
-          return t.AddIds(&s.s);
+          return t.AddIds(&s);
         },
         [&](const Ids& ids) { return "sample.stack_id " + std::to_string(ids.stacks[1]) + stale; });
   }
@@ -1220,7 +1142,7 @@ TEST_CASE("ids from before forget_ids are refused as stale, naming the field and
         kind, true,
         [](Target& t, const Ids& ids) {
           IdSample s(ids.LocationIds(SmallProgram(), 0));
-          return t.AddIds(&s.s);
+          return t.AddIds(&s);
         },
         [&](const Ids& ids) {
           return "sample.location_ids[0] " + std::to_string(ids.locations[0]) + stale;
@@ -1234,9 +1156,9 @@ TEST_CASE("ids from before forget_ids are refused as stale, naming the field and
           const uint32_t labels = Intern(t, {NumLabel("thread id", 1)});
           REQUIRE(labels != 1);
           IdSample s(1);
-          s.s.stack_id = 0;
-          s.s.labels_id = 1;
-          return t.AddIds(&s.s);
+          s.stack_id = 0;
+          s.labels_id = 1;
+          return t.AddIds(&s);
         },
         [&](const Ids&) { return "sample.labels_id 1" + stale; });
   }
@@ -1263,15 +1185,9 @@ TEST_CASE("an interned inlined location needs a caller at its address and mappin
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION("intern_stack: " << c.name) {
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids& ids) {
-            std::vector<uint32_t> locs;
-            for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
-            uint32_t id = 0;
-            return t.InternStack(locs.data(), locs.size(), &id);
-          },
-          c.message);
+      ExpectRefused(kind,
+                    InternsStack([&](const Ids& ids) { return LocationIdsOf(ids, c.frames); }),
+                    c.message);
     }
     DYNAMIC_SECTION("sample.location_ids: " << c.name) {
       std::string message = c.message;
@@ -1283,10 +1199,8 @@ TEST_CASE("an interned inlined location needs a caller at its address and mappin
       ExpectRefused(
           kind,
           [&](Target& t, const Ids& ids) {
-            std::vector<uint32_t> locs;
-            for (int f : c.frames) locs.push_back(ids.locations[static_cast<size_t>(f)]);
-            IdSample s(locs);
-            return t.AddIds(&s.s);
+            IdSample s(LocationIdsOf(ids, c.frames));
+            return t.AddIds(&s);
           },
           message);
     }
@@ -1300,8 +1214,8 @@ TEST_CASE("a sample with both a stack id and location ids is refused") {
       kind,
       [](Target& t, const Ids& ids) {
         IdSample s(ids.LocationIds(SmallProgram(), 0));
-        s.s.stack_id = ids.stacks[0];
-        return t.AddIds(&s.s);
+        s.stack_id = ids.stacks[0];
+        return t.AddIds(&s);
       },
       "sample.stack_id and sample.location_ids are both set");
 }
@@ -1314,10 +1228,10 @@ TEST_CASE("a sample with both a label-set id and labels is refused") {
       [](Target& t, const Ids& ids) {
         IdSample s(ids.stacks[0]);
         const stackrec_label label = NumLabel("a", 1);
-        s.s.labels_id = Intern(t, {label});
-        s.s.labels = &label;
-        s.s.labels_len = 1;
-        return t.AddIds(&s.s);
+        s.labels_id = Intern(t, {label});
+        s.labels = &label;
+        s.labels_len = 1;
+        return t.AddIds(&s);
       },
       "sample.labels_id and sample.labels are both set");
 }
@@ -1330,23 +1244,18 @@ TEST_CASE("a label set with end_timestamp_ns is refused for timestamped samples 
       kind,
       [](Target& t, const Ids& ids) {
         IdSample s(ids.stacks[0]);
-        s.s.labels_id = Intern(t, {StrLabel("end_timestamp_ns", "5")});
-        s.s.timestamp_ns = 99;
-        return t.AddIds(&s.s);
+        s.labels_id = Intern(t, {StrLabel("end_timestamp_ns", "5")});
+        s.timestamp_ns = 99;
+        return t.AddIds(&s);
       },
       "sample.labels_id 1 has the key \"end_timestamp_ns\", reserved for the sample's "
       "timestamp_ns");
   // ...and imported by an untimed sample first, for which it is an
   // ordinary label.
   Target t(kind);
-  const uint32_t stack =
-      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const uint32_t stack = OneFrameStack(t, "f");
   const uint32_t labels_id = Intern(t, {StrLabel("end_timestamp_ns", "5")});
-  const int64_t values[] = {1, 2, 3};
-  stackrec_id_sample s{};
-  s.stack_id = stack;
-  s.values = values;
-  s.values_len = 3;
+  IdSample s(stack, {1, 2, 3});
   s.labels_id = labels_id;
   AddIds(t, s);
   s.timestamp_ns = 99;
@@ -1369,14 +1278,10 @@ TEST_CASE(
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   Target t(kind);
-  const uint32_t stack =
-      Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, Intern(t, Fn("f")), 0, 1))});
+  const uint32_t stack = OneFrameStack(t, "f");
   const stackrec_label label = StrLabel("end_timestamp_ns", "5");
   const int64_t values[] = {1, 2, 3};
-  stackrec_id_sample by_id{};
-  by_id.stack_id = stack;
-  by_id.values = values;
-  by_id.values_len = 3;
+  IdSample by_id(stack, {1, 2, 3});
   by_id.labels = &label;
   by_id.labels_len = 1;
   stackrec_location frame{};
@@ -1441,13 +1346,7 @@ TEST_CASE("bad label sets get the messages of add, naming labels[i]") {
       }
       INFO(message);
       CHECK(message.rfind("labels[", 0) == 0);
-      ExpectRefused(
-          kind,
-          [&](Target& t, const Ids&) {
-            uint32_t id = 0;
-            return t.InternLabels(c.second.data(), c.second.size(), &id);
-          },
-          message);
+      ExpectRefused(kind, InternsLabels(c.second), message);
     }
   }
 }
@@ -1518,12 +1417,12 @@ TEST_CASE("bad values, labels and timestamps of an id sample get add's messages"
             [&](Target& t, const Ids& ids) {
               IdSample s =
                   by_stack ? IdSample(ids.stacks[0]) : IdSample(ids.LocationIds(SmallProgram(), 0));
-              s.s.values = c.null_values ? nullptr : c.values.data();
-              s.s.values_len = c.values.size();
-              s.s.labels = c.null_labels ? nullptr : c.labels.data();
-              s.s.labels_len = c.labels.size();
-              s.s.timestamp_ns = c.timestamp_ns;
-              return t.AddIds(&s.s);
+              s.values = c.null_values ? nullptr : c.values.data();
+              s.values_len = c.values.size();
+              s.labels = c.null_labels ? nullptr : c.labels.data();
+              s.labels_len = c.labels.size();
+              s.timestamp_ns = c.timestamp_ns;
+              return t.AddIds(&s);
             },
             message);
       }
@@ -1557,15 +1456,11 @@ TEST_CASE("labels by id and by string, in any order, are one key") {
   const Kind kind = GENERATE(Kind::kProfile, Kind::kRecorder);
   INFO(KindName(kind));
   Target t(kind);
-  const uint32_t fn = Intern(t, Fn("f"));
-  const uint32_t stack = Intern(t, std::vector<uint32_t>{Intern(t, Loc(0, fn, 0, 1))});
+  const uint32_t stack = OneFrameStack(t, "f");
   const uint32_t ba = Intern(t, {StrLabel("b", "x"), NumLabel("a", 1)});
   const stackrec_label ab[] = {NumLabel("a", 1), StrLabel("b", "x")};
   const int64_t values[] = {1, 1, 1};
-  stackrec_id_sample by_id{};
-  by_id.stack_id = stack;
-  by_id.values = values;
-  by_id.values_len = 3;
+  IdSample by_id(stack);
   by_id.labels_id = ba;
   AddIds(t, by_id);
   by_id.labels_id = 0;

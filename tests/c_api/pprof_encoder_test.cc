@@ -4,6 +4,7 @@
 // The pprof we write, field by field.
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "catch2/catch.hpp"
 #include "support/test_support.h"
@@ -200,6 +201,34 @@ TEST_CASE("endpoints label the samples of their span, and the last call wins") {
   const Strings table(out.string_table().begin(), out.string_table().end());
   CHECK(std::count(table.begin(), table.end(), "GET /unused") == 0);
   CHECK(std::count(table.begin(), table.end(), "GET /old") == 0);
+}
+
+TEST_CASE("stackrec_profile_set_endpoint is stackrec_profile_record_endpoint by its older name") {
+  // The same calls through each name, and through both in turn on one
+  // profile: the last call for a span wins whichever name it came by.
+  using Call = stackrec_status (*)(stackrec_profile*, uint64_t, stackrec_str);
+  const Call record = stackrec_profile_record_endpoint;
+  const Call set = stackrec_profile_set_endpoint;
+  const std::pair<Call, Call> orders[] = {
+      {record, record}, {set, set}, {record, set}, {set, record}};
+  std::vector<std::string> outputs;
+  for (const auto& order : orders) {
+    auto p = NewProfile();
+    REQUIRE(order.first(p.get(), 7, S("GET /old")) == STACKREC_OK);
+    REQUIRE(order.second(p.get(), 7, S("GET /users")) == STACKREC_OK);
+    REQUIRE(order.second(p.get(), 8, S("POST /orders")) == STACKREC_OK);
+    SampleBuilder a, b;
+    a.Frame("f").Values({1, 0, 0}).NumLabel("local root span id", 7);
+    b.Frame("f").Values({2, 0, 0}).NumLabel("local root span id", 8);
+    Add(p.get(), a);
+    Add(p.get(), b);
+    const Profile out = SerializeAndDecode(p.get());
+    REQUIRE(out.sample_size() == 2);
+    CHECK(StrLabel(out, out.sample(0), "trace endpoint") == "GET /users");
+    CHECK(StrLabel(out, out.sample(1), "trace endpoint") == "POST /orders");
+    outputs.push_back(WithoutTimes(out).SerializeAsString());
+  }
+  for (const std::string& output : outputs) CHECK(output == outputs[0]);
 }
 
 TEST_CASE("period type and period are written when given") {

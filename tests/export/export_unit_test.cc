@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "base/utf8.h"
 #include "catch2/catch.hpp"
 #include "export/export_config.h"
 #include "export/json.h"
@@ -67,15 +68,15 @@ TEST_CASE("every escaped string parses back to itself") {
 }
 
 TEST_CASE("UTF-8 validation refuses overlongs, surrogates and truncation") {
-  CHECK(IsValidUtf8(""));
-  CHECK(IsValidUtf8("ascii"));
-  CHECK(IsValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5"));
-  CHECK_FALSE(IsValidUtf8("\xc0\x80"));          // overlong NUL
-  CHECK_FALSE(IsValidUtf8("\xe0\x80\x80"));      // overlong
-  CHECK_FALSE(IsValidUtf8("\xed\xa0\x80"));      // a surrogate
-  CHECK_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
-  CHECK_FALSE(IsValidUtf8("\xc3"));              // truncated
-  CHECK_FALSE(IsValidUtf8("\x80"));              // a lone continuation byte
+  CHECK(stackrec::IsValidUtf8(""));
+  CHECK(stackrec::IsValidUtf8("ascii"));
+  CHECK(stackrec::IsValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5"));
+  CHECK_FALSE(stackrec::IsValidUtf8("\xc0\x80"));          // overlong NUL
+  CHECK_FALSE(stackrec::IsValidUtf8("\xe0\x80\x80"));      // overlong
+  CHECK_FALSE(stackrec::IsValidUtf8("\xed\xa0\x80"));      // a surrogate
+  CHECK_FALSE(stackrec::IsValidUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+  CHECK_FALSE(stackrec::IsValidUtf8("\xc3"));              // truncated
+  CHECK_FALSE(stackrec::IsValidUtf8("\x80"));              // a lone continuation byte
 }
 
 TEST_CASE("RFC 3339 times have nine digits of nanoseconds, in UTC") {

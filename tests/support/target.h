@@ -72,7 +72,7 @@ class Target {
                                    : stackrec_recorder_forget_ids(recorder());
   }
   stackrec_status SetEndpoint(uint64_t span, stackrec_str endpoint) {
-    return kind_ == Kind::kProfile ? stackrec_profile_set_endpoint(profile(), span, endpoint)
+    return kind_ == Kind::kProfile ? stackrec_profile_record_endpoint(profile(), span, endpoint)
                                    : stackrec_recorder_record_endpoint(recorder(), span, endpoint);
   }
 

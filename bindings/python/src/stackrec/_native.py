@@ -302,16 +302,18 @@ class Calls:
         self.intern_stack = d("intern_stack", id_p, c_size_t, id_p)
         self.intern_labels = d("intern_labels", P(Label), c_size_t, id_p)
         self.forget_ids = d("forget_ids")
+        self.record_endpoint = d("record_endpoint", c_uint64, Str)
         if kind == "profile":
             self.add = ds("add", Sample, P(Sample))
             self.add_ids = ds("add_ids", IdSample, P(IdSample))
             self.reset = d("reset")
+            # The older name of profile_record_endpoint, the same call;
+            # declared so that the header check finds every function.
             self.set_endpoint = d("set_endpoint", c_uint64, Str)
         else:
             self.add = ds("record", Sample, P(Sample))
             self.add_ids = ds("record_ids", IdSample, P(IdSample))
             self.reset_after_fork = d("reset_after_fork")
-            self.set_endpoint = d("record_endpoint", c_uint64, Str)
             self.track = ds("track", Sample, c_uint64, P(Sample))
             self.untrack = d("untrack", c_uint64)
             self.stats = ds("stats", Stats, P(Stats))

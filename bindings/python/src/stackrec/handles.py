@@ -291,7 +291,7 @@ class Profile(_Handle):
     def set_endpoint(self, local_root_span_id: int, endpoint: str | bytes) -> None:
         """Samples whose numeric label "local root span id" is this one get
         the string label "trace endpoint"; the last call for a span wins."""
-        self._call(self._c.set_endpoint,
+        self._call(self._c.record_endpoint,
                    convert.to_int(local_root_span_id, "local_root_span_id", convert.UINT64),
                    convert.to_str(endpoint, "endpoint"))
 
@@ -385,7 +385,7 @@ class Recorder(_Handle):
     def record_endpoint(self, local_root_span_id: int, endpoint: str | bytes) -> None:
         """As Profile.set_endpoint; also applied after the next flip, so a
         request that outlives a serialization keeps its label."""
-        self._call(self._c.set_endpoint,
+        self._call(self._c.record_endpoint,
                    convert.to_int(local_root_span_id, "local_root_span_id", convert.UINT64),
                    convert.to_str(endpoint, "endpoint"))
 

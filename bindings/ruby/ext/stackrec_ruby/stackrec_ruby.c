@@ -503,6 +503,9 @@ static VALUE handle_record_endpoint(VALUE self, VALUE span_id, VALUE endpoint) {
     rb_raise(rb_eTypeError, "endpoint must be a String, got %+" PRIsVALUE,
              endpoint);
   }
+  /* The profile's call by its older name, which every 1.x library has: the
+   * gem runs with libraries from 1.2 on, and 1.2 and 1.3 lack the newer
+   * name, stackrec_profile_record_endpoint. */
   status = handle->profile
                ? stackrec_profile_set_endpoint(
                      handle->profile, NUM2ULL(span_id), srb_str(endpoint))

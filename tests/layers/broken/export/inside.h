@@ -2,6 +2,6 @@
 // Copyright 2026 The stackrec Authors.
 //
 // A fixture of the layer check (tests/layers/check_layers.cmake), never
-// compiled: this export/ header reaches into the core instead of using its
-// public header.
-#include "base/low.h"
+// compiled: this export/ header reaches into the core past base/ instead of
+// using its public header.
+#include "capi/high.h"
