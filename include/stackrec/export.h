@@ -57,7 +57,7 @@ typedef struct stackrec_exporter_options {
    * (OTLP), "http://localhost:4040" (Pyroscope), "http://localhost:8126" (Datadog agent).
    * Required but for DATADOG_AGENTLESS, which builds it from `site`. */
   stackrec_str endpoint;
-  stackrec_str site; /* DATADOG_AGENTLESS: {NULL, 0}: "datadoghq.com" */
+  stackrec_str site;    /* DATADOG_AGENTLESS: {NULL, 0}: "datadoghq.com" */
   stackrec_str api_key; /* DATADOG_AGENTLESS: required, sent as DD-API-KEY */
   /* PYROSCOPE: the application name (required; [A-Za-z0-9_.-/] as Pyroscope takes it), the
    * series' labels and how the profile was taken (spy_name {NULL, 0}: "stackrec"; sample_rate 0:
@@ -128,8 +128,9 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_exporter_new(
  * gzip or no compression, sizes within its limits and rate burst, and a start inside its
  * ingestion window; for Datadog at most 10 MiB; for OTLP at most the collector's 20 MiB, compressed
  * or not. A part that breaks one: INVALID_ARGUMENT naming the part and the rule, nothing queued
- * (the caller keeps the profile), counted in refused_before_sending. NULL exporter or encoded, or an encoded with no bytes:
- * INVALID_ARGUMENT; the thread could not be started: OUT_OF_MEMORY. Any thread. */
+ * (the caller keeps the profile), counted in refused_before_sending. NULL exporter or encoded, or
+ * an encoded with no bytes: INVALID_ARGUMENT; the thread could not be started: OUT_OF_MEMORY. Any
+ * thread. */
 STACKREC_NODISCARD STACKREC_API stackrec_status
 stackrec_exporter_send(stackrec_exporter *exporter, const stackrec_encoded *encoded);
 
@@ -162,17 +163,17 @@ STACKREC_NODISCARD static inline stackrec_status stackrec_exporter_start_periodi
  * queued + in flight + sent + every failed + dropped + dropped_too_old + abandoned ==
  * requests_queued. */
 typedef struct stackrec_export_stats {
-  uint64_t requests_queued;          /* parts ever put on the queue */
-  uint64_t queued;                   /* parts waiting now (not the one in flight) */
-  uint64_t requests_sent;            /* answered 2xx */
-  uint64_t bytes_sent;               /* the bodies of those requests */
-  uint64_t retries;                  /* attempts after a request's first */
-  uint64_t failed_http_4xx;          /* refused, not retried: 4xx but 413 and 429, and 1xx/3xx */
-  uint64_t failed_too_large;         /* 413: see docs/limits.md#budgets-profiles-that-backends-accept */
-  uint64_t failed_http_5xx;          /* still 429 or 5xx when the retries ran out (or not retried) */
-  uint64_t failed_connection;        /* no answer (connect, TLS, timeout, reset) after the retries */
-  uint64_t dropped;                  /* the oldest, dropped from a full queue */
-  uint64_t abandoned;                /* queued or in flight when shutdown's deadline passed */
+  uint64_t requests_queued;   /* parts ever put on the queue */
+  uint64_t queued;            /* parts waiting now (not the one in flight) */
+  uint64_t requests_sent;     /* answered 2xx */
+  uint64_t bytes_sent;        /* the bodies of those requests */
+  uint64_t retries;           /* attempts after a request's first */
+  uint64_t failed_http_4xx;   /* refused, not retried: 4xx but 413 and 429, and 1xx/3xx */
+  uint64_t failed_too_large;  /* 413: see docs/limits.md#budgets-profiles-that-backends-accept */
+  uint64_t failed_http_5xx;   /* still 429 or 5xx when the retries ran out (or not retried) */
+  uint64_t failed_connection; /* no answer (connect, TLS, timeout, reset) after the retries */
+  uint64_t dropped;           /* the oldest, dropped from a full queue */
+  uint64_t abandoned;         /* queued or in flight when shutdown's deadline passed */
   uint64_t partial_success_rejected; /* OTLP: rejected_profiles the collector reported */
   uint64_t serialize_failed;         /* periodic serializations that failed */
   int64_t last_http_status;          /* of the last answer, 0 before the first */

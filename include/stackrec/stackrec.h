@@ -451,7 +451,7 @@ typedef struct stackrec_encode_stats {
   uint64_t compressed_bytes;   /* stackrec_encoded_size() (split: of every part) */
   int64_t encode_ns;           /* time spent encoding and compressing */
   /* Since 1.1 (the figures above are sums over the parts): */
-  uint64_t parts;                       /* stackrec_encoded_parts_len() */
+  uint64_t parts;                      /* stackrec_encoded_parts_len() */
   stackrec_fold_reason folded_because; /* why samples_left_out is not 0 */
 } stackrec_encode_stats;
 

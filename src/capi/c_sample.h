@@ -101,8 +101,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Status ToLabels(const stackrec_label* labels
   }
   if (link != nullptr) {
     new (storage + len * sizeof(LabelView)) LabelView[kLinkLabels];
-    STACKREC_RETURN_IF_ERROR(LinkLabels(link->trace_id, link->span_id, link_field,
-                                        &room->link_hex, views + len));
+    STACKREC_RETURN_IF_ERROR(
+        LinkLabels(link->trace_id, link->span_id, link_field, &room->link_hex, views + len));
   }
   *out = absl::MakeConstSpan(views, total);
   return OkStatus();

@@ -43,7 +43,8 @@ Status LinkLabels(const uint8_t (&trace_id)[kTraceIdBytes], const uint8_t (&span
   }
   if (AllZero(span_id)) {
     return Error(Code::kInvalidArgument,
-                 "%s.span_id is all zero, which OpenTelemetry defines as an invalid span id", field);
+                 "%s.span_id is all zero, which OpenTelemetry defines as an invalid span id",
+                 field);
   }
   out[0] = LabelView{kTraceIdKey, ToHex(trace_id, hex->trace), kLinkLabelNum, {}, true};
   out[1] = LabelView{kSpanIdKey, ToHex(span_id, hex->span), kLinkLabelNum, {}, true};

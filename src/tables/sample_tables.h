@@ -22,6 +22,7 @@
 #include "absl/types/span.h"
 #include "base/status.h"
 #include "base/table_memory.h"
+#include "concurrent/stable_vector.h"
 #include "hash/fingerprint.h"
 #include "input/sample_view.h"
 #include "tables/intern_tables.h"
@@ -29,7 +30,6 @@
 #include "tables/key_index.h"
 #include "tables/record_remap.h"
 #include "tables/records.h"
-#include "concurrent/stable_vector.h"
 
 namespace stackrec {
 

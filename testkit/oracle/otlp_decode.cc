@@ -3,8 +3,8 @@
 #include "oracle/otlp_decode.h"
 
 #include <algorithm>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 #include "catch2/catch.hpp"
 #include "oracle/otlp_conformance.h"
@@ -261,9 +261,9 @@ Profile OtlpToPprof(const OtlpRequest& r) {
           // A link, as pprof has it: the ids in hex, after the caller's labels.
           if (s.link_index() != 0) {
             const otlp::Link& link = At(d.link_table(), s.link_index(), "link_table");
-            for (const auto& [key, id] : {std::pair<const char*, const std::string&>{
-                                              "trace_id", link.trace_id()},
-                                          {"span_id", link.span_id()}}) {
+            for (const auto& [key, id] :
+                 {std::pair<const char*, const std::string&>{"trace_id", link.trace_id()},
+                  {"span_id", link.span_id()}}) {
               auto* label = g->add_label();
               label->set_key(strings.Intern(key));
               label->set_str(strings.Intern(Hex(id)));

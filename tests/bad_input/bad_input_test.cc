@@ -833,14 +833,16 @@ TEST_CASE("a link with an all-zero id, or beside a label of its keys, is refused
   good.trace_id[0] = good.span_id[7] = 1;
   SampleBuilder b1, b2, b3;
   b1.Frame("f").Values({1, 1, 1}).Link(zero_trace);
-  ExpectRefusedByContent(b1, "sample.link.trace_id is all zero, which OpenTelemetry defines as an "
-                             "invalid trace id");
+  ExpectRefusedByContent(b1,
+                         "sample.link.trace_id is all zero, which OpenTelemetry defines as an "
+                         "invalid trace id");
   b2.Frame("f").Values({1, 1, 1}).Link(zero_span);
   ExpectRefusedByContent(b2, "sample.link.span_id is all zero");
   // The link is written under these keys: a caller's own would be ambiguous.
   b3.Frame("f").Values({1, 1, 1}).Label("span_id", "mine").Label("x", "y").Link(good);
-  ExpectRefusedByContent(b3, "sample.labels[0].key \"span_id\" is where the sample's link is "
-                             "written: with a link, give no label of that key");
+  ExpectRefusedByContent(b3,
+                         "sample.labels[0].key \"span_id\" is where the sample's link is "
+                         "written: with a link, give no label of that key");
 
   for (const Kind kind : {Kind::kProfile, Kind::kRecorder}) {
     INFO(KindName(kind));

@@ -96,7 +96,7 @@ TEST_CASE("a link is two pprof string labels, and one OTLP Link however many sam
     const std::vector<std::string> frames = FrameNames(p, s);
     const std::string trace = StrLabel(p, s, "trace_id"), span = StrLabel(p, s, "span_id");
     for (const auto& l : s.label()) CHECK(l.num() == 0);  // strings alone
-    if (s.value(0) == 30 || s.value(0) == 5) {  // the first link's
+    if (s.value(0) == 30 || s.value(0) == 5) {            // the first link's
       CHECK(trace == Hex(kFirst.trace_id, 16));
       CHECK(span == Hex(kFirst.span_id, 8));
       ++linked;
@@ -163,9 +163,8 @@ TEST_CASE("a link by id, with labels as strings or as a label-set id, is the lin
   const stackrec_label thread{S("thread"), S("t1"), 0, {}};
   for (Target* t : {&by_labels, &by_labels_id}) {
     const uint32_t main_fn = Intern(*t, Fn("main")), work_fn = Intern(*t, Fn("work"));
-    const uint32_t stack =
-        Intern(*t, std::vector<uint32_t>{Intern(*t, Loc(0, work_fn, 0, 0)),
-                                         Intern(*t, Loc(0, main_fn, 0, 0))});
+    const uint32_t stack = Intern(*t, std::vector<uint32_t>{Intern(*t, Loc(0, work_fn, 0, 0)),
+                                                            Intern(*t, Loc(0, main_fn, 0, 0))});
     const uint32_t labels_id = Intern(*t, std::vector<stackrec_label>{thread});
     const int64_t values[] = {7, 1, 0};
     for (int round = 0; round < 2; ++round) {

@@ -43,11 +43,20 @@ namespace pprof = perftools::profiles;
 // the dlopen build has no link-time reference to libstackrec.so. A host that
 // binds symbols binds the _sized entry points and passes its structs' sizes,
 // as the header's inline functions do.
-#define STACKREC_TEST_API(X)                                                               \
-  X(recorder_new_sized)                                                                    \
-  X(recorder_record_sized)                                                                 \
-  X(recorder_record_endpoint) X(recorder_serialize_sized) X(recorder_free) X(encoded_data) \
-      X(encoded_size) X(encoded_free) X(status_name) X(last_error)
+// (clang-format lays an X-macro list out differently on each run.)
+// clang-format off
+#define STACKREC_TEST_API(X)   \
+  X(recorder_new_sized)        \
+  X(recorder_record_sized)     \
+  X(recorder_record_endpoint)  \
+  X(recorder_serialize_sized)  \
+  X(recorder_free)             \
+  X(encoded_data)              \
+  X(encoded_size)              \
+  X(encoded_free)              \
+  X(status_name)               \
+  X(last_error)
+// clang-format on
 
 struct Api {
 #define STACKREC_TEST_FIELD(f) decltype(&stackrec_##f) f = nullptr;

@@ -5,10 +5,9 @@
  * its pkg-config files and its CMake targets (consume_installed.cmake): it
  * creates an exporter, has a bad option refused by name, and ships nothing,
  * so it needs no server. */
+#include <stackrec/export.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <stackrec/export.h>
 
 int main(void) {
   stackrec_exporter_options opts = {0};

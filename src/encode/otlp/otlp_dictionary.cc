@@ -89,8 +89,8 @@ void OtlpDictionary::AddLabelSet(uint32_t labels) {
     // Each distinct link once: label sets that differ in their other
     // labels share it.
     GrowBeforeInsert(link_index_);
-    const auto [it, inserted] = link_index_.try_emplace(
-        uint64_t{link[0]} << 32 | link[1], static_cast<uint32_t>(links_.size() + 1));
+    const auto [it, inserted] = link_index_.try_emplace(uint64_t{link[0]} << 32 | link[1],
+                                                        static_cast<uint32_t>(links_.size() + 1));
     if (inserted) links_.push_back({link[0], link[1]});
     label_link_[labels] = it->second;
   }

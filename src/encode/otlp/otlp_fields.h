@@ -39,8 +39,7 @@ constexpr uint32_t kProfileSampleType = 1, kProfileSamples = 2, kProfileTimeUnix
                    kProfileAttributeIndices = 11;
 constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
 constexpr uint32_t kSampleStackIndex = 1, kSampleAttributeIndices = 2, kSampleLinkIndex = 3,
-                   kSampleValues = 4,
-                   kSampleTimestamps = 5;
+                   kSampleValues = 4, kSampleTimestamps = 5;
 
 // profiles.v1development.ProfilesDictionary and its entries
 constexpr uint32_t kDictionaryMappings = 1, kDictionaryLocations = 2, kDictionaryFunctions = 3,

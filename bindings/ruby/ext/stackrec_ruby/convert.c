@@ -138,7 +138,8 @@ int64_t srb_timestamp_arg(VALUE value) {
 static void link_id(VALUE value, uint8_t *out, size_t size, const char *what) {
   if (RB_INTEGER_TYPE_P(value)) {
     /* The sign (-1, 0, 1), or 2 when the magnitude overflows the bytes. */
-    const int sign = rb_integer_pack(value, out, size, 1, 0, INTEGER_PACK_BIG_ENDIAN);
+    const int sign =
+        rb_integer_pack(value, out, size, 1, 0, INTEGER_PACK_BIG_ENDIAN);
     if (sign < 0 || sign > 1) {
       rb_raise(rb_eRangeError, "link %s %+" PRIsVALUE " does not fit %zu bytes",
                what, value, size);
@@ -146,9 +147,10 @@ static void link_id(VALUE value, uint8_t *out, size_t size, const char *what) {
     return;
   }
   if (!RB_TYPE_P(value, T_STRING) || (size_t)RSTRING_LEN(value) != size) {
-    rb_raise(rb_eArgError,
-             "link %s must be a String of %zu bytes or an Integer, got %+" PRIsVALUE,
-             what, size, value);
+    rb_raise(
+        rb_eArgError,
+        "link %s must be a String of %zu bytes or an Integer, got %+" PRIsVALUE,
+        what, size, value);
   }
   memcpy(out, RSTRING_PTR(value), size);
 }
@@ -156,11 +158,12 @@ static void link_id(VALUE value, uint8_t *out, size_t size, const char *what) {
 const stackrec_link *srb_link_arg(VALUE value, stackrec_link *out) {
   if (NIL_P(value) || value == Qundef) return NULL;
   if (!RB_TYPE_P(value, T_ARRAY) || RARRAY_LEN(value) != 2) {
-    rb_raise(rb_eTypeError, "link must be [trace_id, span_id], got %+" PRIsVALUE,
-             value);
+    rb_raise(rb_eTypeError,
+             "link must be [trace_id, span_id], got %+" PRIsVALUE, value);
   }
   memset(out, 0, sizeof(*out));
-  link_id(RARRAY_AREF(value, 0), out->trace_id, sizeof(out->trace_id), "trace_id");
+  link_id(RARRAY_AREF(value, 0), out->trace_id, sizeof(out->trace_id),
+          "trace_id");
   link_id(RARRAY_AREF(value, 1), out->span_id, sizeof(out->span_id), "span_id");
   return out;
 }
