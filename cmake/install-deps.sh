@@ -28,6 +28,7 @@ packages=(
   # time) and elfutils' libdw/libdwfl for symbolizing
   libunwind-dev libdw-dev
   libcurl4-openssl-dev  # libstackrec_export's HTTP(S) client
+  clang-format  # the format check of the sources (tests/format)
 )
 
 missing=()
