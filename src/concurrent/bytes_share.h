@@ -34,9 +34,6 @@ class BytesShare {
     Leave();
     total_ = total;
   }
-  // After the total was zeroed (a fork child): the next Publish adds the
-  // owner's whole count again.
-  void Forget() { published_ = 0; }
   // Makes the total count `own` for this owner. One relaxed add when it
   // changed, none when not, so an owner may call it on every check.
   void Publish(size_t own) {
@@ -45,7 +42,6 @@ class BytesShare {
     total_->fetch_add(own - published_, std::memory_order_relaxed);
     published_ = own;
   }
-  size_t published() const { return published_; }
   // The sum of every joined owner's last publication, and where it is kept
   // (for another owner to Join).
   size_t total() const { return total_->load(std::memory_order_relaxed); }

@@ -292,13 +292,6 @@ class Profile {
   // Memory held by the parts, as counted against max_memory_bytes
   // (memory_bytes.h): borrowed tables count in their owner's.
   size_t MemoryBytes() const;
-  // Publishes MemoryBytes() into the shared total now (ShareMemoryCap);
-  // once more after its total was zeroed (a fork child), from zero.
-  void PublishMemory() const;
-  void RepublishMemory() {
-    memory_share_.Forget();
-    PublishMemory();
-  }
   // Whether the memory cap is reached: asked before anything new is
   // stored (see Full below).
   bool AtMemoryCap() const { return Full(); }
@@ -511,6 +504,8 @@ class Profile {
     return memory_share_.total() >= options_.max_memory_bytes;
   }
   void RefreshOtherBytes() const;
+  // Publishes MemoryBytes() into the shared total now (ShareMemoryCap).
+  void PublishMemory() const;
   // Invariant: called wherever a part other than the aggregate's keys may
   // have grown or shrunk since the last Full() (debug builds check it).
   void TablesChanged() { other_bytes_stale_ = true; }
