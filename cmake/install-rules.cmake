@@ -5,7 +5,7 @@
 # let another build find it there:
 #
 #   include/stackrec/stackrec.h
-#   lib/libstackrec.so.1.3.0 (SONAME libstackrec.so.1), lib/libstackrec.so
+#   lib/libstackrec.so.1.4.0 (SONAME libstackrec.so.1), lib/libstackrec.so
 #   lib/libstackrec_static.a
 #   lib/cmake/stackrec/           stackrecConfig.cmake, its version file and
 #                                 the exported targets stackrec::stackrec and

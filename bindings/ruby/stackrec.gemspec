@@ -8,7 +8,7 @@
 # offline:
 #
 #   cd bindings/ruby && gem build stackrec.gemspec
-#   PKG_CONFIG_PATH=<prefix>/lib/pkgconfig gem install --local stackrec-1.3.0.gem
+#   PKG_CONFIG_PATH=<prefix>/lib/pkgconfig gem install --local stackrec-1.4.0.gem
 #
 # The files are listed by glob rather than by `git ls-files`, so a source
 # tarball builds the same gem. The tests are shipped: test/README says how

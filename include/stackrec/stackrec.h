@@ -106,7 +106,7 @@ extern "C" {
 /* ---- Version, status and errors ------------------------------------------ */
 
 #define STACKREC_VERSION_MAJOR 1
-#define STACKREC_VERSION_MINOR 3
+#define STACKREC_VERSION_MINOR 4
 #define STACKREC_VERSION_PATCH 0
 #define STACKREC_VERSION_NUMBER \
   (STACKREC_VERSION_MAJOR * 10000 + STACKREC_VERSION_MINOR * 100 + STACKREC_VERSION_PATCH)

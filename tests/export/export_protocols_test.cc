@@ -45,7 +45,7 @@ Json ParseEvent(const ReceivedRequest& req) {
   return j;
 }
 
-// "1.3.0": the version the libraries were built as.
+// "1.4.0": the version the libraries were built as.
 std::string Version() {
   return std::to_string(STACKREC_VERSION_MAJOR) + "." + std::to_string(STACKREC_VERSION_MINOR) +
          "." + std::to_string(STACKREC_VERSION_PATCH);

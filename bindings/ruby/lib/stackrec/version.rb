@@ -5,5 +5,5 @@
 # `gem list stackrec` says which library API it covers. The CTests check
 # that it equals the CMake project's version.
 module Stackrec
-  VERSION = "1.3.0"
+  VERSION = "1.4.0"
 end
