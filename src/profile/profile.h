@@ -414,6 +414,11 @@ class Profile {
   }
 
   // ---- The sampler's path (profile_add.cc) --------------------------------
+  // MergeFrom's and MergeSameTables's second half: `from`'s keys and
+  // timestamped samples added under key_here(stack, label set), all or
+  // nothing, then `endpoints` (the merged copy) and the counts.
+  void AddSamplesOf(const Profile& from, Endpoints endpoints,
+                    absl::FunctionRef<SampleKey(uint32_t, uint32_t)> key_here);
   // Add and FinishAdd once BeginAdd is done.
   Status AddContent(const SampleView& sample, const HashedFrames* frames, const AddStart& start);
   // Add, after Advance and but for the count of samples added; `labels_fp`
@@ -619,7 +624,7 @@ inline bool Profile::AddIdsIfImported(const IdSampleView& sample, uint32_t gener
     labels &= ~DictionaryImports::kEndTimestampBit;
     labels_seed = tables().label_seed(labels);
   } else {
-    PublishedIndex::Entry entry;
+    PublishedIndex::Entry entry{};
     if (!find_labels(labels_fp, &entry)) return false;
     *status = CheckReservedKeys(sample.labels, sample.timestamp_ns);
     if (!status->ok()) return true;

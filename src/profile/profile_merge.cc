@@ -40,50 +40,36 @@ void Profile::MergeFrom(const Profile& from) {
     }
     return SampleKey{stack_ids[stack], label_ids[labels]};
   };
-  KeyUndo undo;
-  undo.key_count = aggregate_.key_count();
-  const size_t timed_before = aggregate_.timed_count();
-  const Aggregate& samples = from.aggregate_;
-  try {
-    for (size_t i = 0; i < samples.key_count(); ++i) {
-      const SampleKey key = import(samples.key_stack(i), samples.key_labels(i));
-      aggregate_.Add(key, tables().KeyTag(key), samples.key_values(i), &undo);
-    }
-    for (size_t i = 0; i < samples.timed_count(); ++i) {
-      const SampleKey key = import(samples.timed_stack(i), samples.timed_labels(i));
-      aggregate_.AddTimed(key, samples.timed_timestamp(i), samples.timed_values(i));
-    }
-  } catch (...) {
-    aggregate_.DropTimedFrom(timed_before);
-    Undo(undo);
-    throw;
-  }
-  endpoints_ = std::move(endpoints);
-  samples_added_ += from.samples_added_;
-  samples_truncated_ += from.samples_truncated_;
-  samples_over_memory_ += from.samples_over_memory_;
+  AddSamplesOf(from, std::move(endpoints), import);
 }
 
 void Profile::MergeSameTables(const Profile& from) {
   assert(from.tables_ == tables_);
   TablesChanged();
-  // What can throw before the first change to a sample: the endpoints into
-  // a copy, the keys under an undo.
+  // The endpoints into a copy: the tables are the same, so are their ids.
   Endpoints endpoints = endpoints_;
   for (const auto& [span, name] : from.endpoints_.by_span()) endpoints.Set(span, name);
   for (const auto& [name, count] : from.endpoints_.counts()) endpoints.AddCount(name, count);
+  AddSamplesOf(from, std::move(endpoints), [](uint32_t stack, uint32_t labels) {
+    return SampleKey{stack, labels};
+  });
+}
+
+void Profile::AddSamplesOf(const Profile& from, Endpoints endpoints,
+                           absl::FunctionRef<SampleKey(uint32_t, uint32_t)> key_here) {
+  // The keys under an undo, so that a throw leaves every sample as it was.
   KeyUndo undo;
   undo.key_count = aggregate_.key_count();
   const size_t timed_before = aggregate_.timed_count();
   const Aggregate& samples = from.aggregate_;
   try {
     for (size_t i = 0; i < samples.key_count(); ++i) {
-      const SampleKey key{samples.key_stack(i), samples.key_labels(i)};
+      const SampleKey key = key_here(samples.key_stack(i), samples.key_labels(i));
       aggregate_.Add(key, tables().KeyTag(key), samples.key_values(i), &undo);
     }
     for (size_t i = 0; i < samples.timed_count(); ++i) {
-      aggregate_.AddTimed(SampleKey{samples.timed_stack(i), samples.timed_labels(i)},
-                          samples.timed_timestamp(i), samples.timed_values(i));
+      const SampleKey key = key_here(samples.timed_stack(i), samples.timed_labels(i));
+      aggregate_.AddTimed(key, samples.timed_timestamp(i), samples.timed_values(i));
     }
   } catch (...) {
     aggregate_.DropTimedFrom(timed_before);

@@ -117,19 +117,20 @@ Status SampleLane::AddEndpointCount(absl::string_view endpoint, int64_t value) {
 }
 
 void SampleLane::MergeSameSlot(const SampleLane& lane) {
-  // What can throw comes first: the names into a copy.
-  EndpointNames names = endpoint_names_;
-  names.MergeFrom(lane.endpoint_names_);
-  // A lane never used has no tables yet, and nothing to merge but names.
-  if (lane.profile_.has_tables()) profile().MergeSameTables(lane.profile_);  // all or nothing
-  endpoint_names_ = std::move(names);
-  PublishOwnBytes();
+  MergeLane(lane, [this](const Profile& from) { profile().MergeSameTables(from); });
 }
 
 void SampleLane::MergeOtherSlot(const SampleLane& lane) {
+  MergeLane(lane, [this](const Profile& from) { profile().MergeFrom(from); });
+}
+
+void SampleLane::MergeLane(const SampleLane& lane,
+                           absl::FunctionRef<void(const Profile&)> merge_rows) {
+  // What can throw comes first: the names into a copy, then the rows, all
+  // or nothing. A lane never used has no tables yet, and no rows.
   EndpointNames names = endpoint_names_;
   names.MergeFrom(lane.endpoint_names_);
-  if (lane.profile_.has_tables()) profile().MergeFrom(lane.profile_);  // all or nothing
+  if (lane.profile_.has_tables()) merge_rows(lane.profile_);
   endpoint_names_ = std::move(names);
   PublishOwnBytes();
 }

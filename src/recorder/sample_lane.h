@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "absl/base/optimization.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "base/status.h"
 #include "concurrent/bytes_share.h"
@@ -104,6 +105,9 @@ class SampleLane {
   // The lock was busy: checks the sample as interning would and parks a
   // copy (or, at the memory cap, adds it to the storage-full stack).
   Status Park(const SampleView& sample, const HashedFrames* frames);
+  // MergeSameSlot and MergeOtherSlot: the names, and the rows through
+  // merge_rows(the lane's profile).
+  void MergeLane(const SampleLane& lane, absl::FunctionRef<void(const Profile&)> merge_rows);
   // Publishes what the lane holds beside its profile into the slot's total.
   void PublishOwnBytes() {
     own_share_.Publish(endpoint_names_.MemoryBytes() + pending_.MemoryBytes());
