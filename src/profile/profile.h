@@ -250,10 +250,11 @@ class Profile {
   void Advance() { aggregate_.Advance(); }
   // For a sample the adder keeps aside to add later (a lane's parked
   // samples), its frames loaded: checked in full now, as interning would,
-  // so that adding it later cannot fail, and counted as added. *keep says
-  // whether the adder keeps it: not at the memory cap, where it goes to
-  // the storage-full pseudo-sample now, which needs no new entry.
-  Status AcceptForLater(const SampleView& sample, bool* keep);
+  // so that adding it later cannot fail, then handed to keep(sample), or,
+  // at the memory cap, added to the storage-full pseudo-sample now, which
+  // needs no new entry; counted as added once kept or added (a keep that
+  // throws leaves the counts as they were).
+  Status AcceptForLater(const SampleView& sample, absl::FunctionRef<void(const SampleView&)> keep);
   // Adds a sample AcceptForLater kept, in the order kept (not counted
   // again). Throws std::bad_alloc.
   void AddAccepted(const SampleView& sample, const Fingerprint& labels_fp);

@@ -60,19 +60,21 @@ Status Profile::FinishAdd(const SampleView& sample, const HashedFrames* frames,
   return AddContent(sample, frames, start);
 }
 
-Status Profile::AcceptForLater(const SampleView& sample, bool* keep) {
+Status Profile::AcceptForLater(const SampleView& sample,
+                               absl::FunctionRef<void(const SampleView&)> keep) {
   // Checked in full now, as interning would, so that adding it later
   // cannot fail: the caller hears of a bad sample from this call.
   STACKREC_RETURN_IF_ERROR(TakeValues(sample.values));
   STACKREC_RETURN_IF_ERROR(ValidateSampleContent(sample));
   TablesChanged();
-  *keep = !Full();
-  if (!*keep) {
+  if (Full()) {
     // As AddOverflow, with the storage-full stack interned up front by the
     // tables' owner: no new entry.
     const SampleKey key{StorageFullStack(), 0};
     AddKnownKey(key, tables().KeyTag(key), 0);
     ++samples_over_memory_;
+  } else {
+    keep(sample);
   }
   ++samples_added_;
   return OkStatus();

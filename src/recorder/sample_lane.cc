@@ -45,13 +45,10 @@ Status SampleLane::Add(const SampleView& sample, const HashedFrames* frames) {
 Status SampleLane::Park(const SampleView& sample, const HashedFrames* frames) {
   SampleView view = sample;
   if (frames != nullptr) STACKREC_RETURN_IF_ERROR(frames->load(&view.locations));
-  bool keep = false;
-  STACKREC_RETURN_IF_ERROR(profile_.AcceptForLater(view, &keep));
-  if (keep) {
-    pending_.Add(view);
+  return profile_.AcceptForLater(view, [this](const SampleView& checked) {
+    pending_.Add(checked);
     PublishOwnBytes();
-  }
-  return OkStatus();
+  });
 }
 
 void SampleLane::AddPendingSamples() {
